@@ -1,1 +1,38 @@
+// Package eviction decides how a workload leaves a cluster: the graceful
+// eviction tasks a binding carries while an old copy is still running, their
+// validation and assessment, the purge modes (Directly, Gracefully, Never),
+// a deadline queue to look at each workload again on time, a pacer that
+// keeps a fleet-wide outage from turning into an eviction storm, and the
+// per-workload eviction history the scheduler uses to stay away from a
+// cluster it just left.
+//
+// What belongs here: everything between "this workload must leave cluster
+// X" and "the old copy on X may be deleted". What does not: deciding that a
+// workload must leave (package failover), what state to carry and how to
+// inject it (package preservation), where the workload goes next (package
+// scheduling). This package imports no other package of the module: the
+// health of the workload on a cluster is asked for through HealthLookup and
+// preserved state is a plain map[string]string.
+//
+// Guarantees:
+//
+//   - Decisions (Evict, Assess, DispatchBlocked, EvictionHistory.BlockedUntil)
+//     are pure functions of their inputs and the time passed in; they never
+//     read the clock, sleep, start goroutines or modify their inputs.
+//   - The last copy of a workload is never deleted for lack of a
+//     replacement: while the target list is empty, no task is removed by
+//     time or health (unless AssessOptions.EmptyTargetsAreHealthy restores
+//     Karmada's behaviour).
+//   - Every countdown derives from a persisted timestamp (a task's
+//     CreationTimestamp, a history entry's CreationTimestamp, a pending
+//     purge's Since), so a controller restart neither resets nor skips one.
+//     The DeadlineQueue and the Pacer hold only what can be rebuilt from
+//     those timestamps.
+//   - The stateful helpers (DeadlineQueue, Pacer) take a k8s.io/utils/clock
+//     clock, are safe for concurrent use, and run on at most one timer per
+//     blocked caller: never one per key.
+//   - When every cluster of the fleet is unhealthy, the Pacer accepts no
+//     eviction at all.
+//   - Bad input gets a field.ErrorList or an error matching a sentinel with
+//     errors.Is; nothing panics.
 package eviction

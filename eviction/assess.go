@@ -1,0 +1,293 @@
+package eviction
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// WorkloadHealth is the health of a workload's copy on one cluster, as the
+// caller's health interpreter reports it.
+type WorkloadHealth string
+
+const (
+	WorkloadHealthy       WorkloadHealth = "Healthy"
+	WorkloadUnhealthy     WorkloadHealth = "Unhealthy"
+	WorkloadHealthUnknown WorkloadHealth = "Unknown"
+)
+
+// HealthLookup answers "is the workload healthy on this cluster". The
+// package asks through this interface so it needs no health interpreter of
+// its own.
+type HealthLookup interface {
+	WorkloadHealth(cluster string) WorkloadHealth
+}
+
+// HealthLookupFunc adapts a function to HealthLookup.
+type HealthLookupFunc func(cluster string) WorkloadHealth
+
+// WorkloadHealth calls f.
+func (f HealthLookupFunc) WorkloadHealth(cluster string) WorkloadHealth { return f(cluster) }
+
+// DefaultGracefulEvictionTimeout is how long a Gracefully purged old copy
+// waits for its replacement when neither the task nor the options say.
+const DefaultGracefulEvictionTimeout = 10 * time.Minute
+
+// DefaultDirectlyEscapeTimeout bounds how long dispatch to the new cluster
+// waits for an unreachable old cluster under PurgeDirectly.
+const DefaultDirectlyEscapeTimeout = 10 * time.Minute
+
+// AssessOptions tune the assessment. The zero value is the safe default.
+type AssessOptions struct {
+	// Timeout is the grace period of a task that has no GracePeriodSeconds
+	// of its own; zero means DefaultGracefulEvictionTimeout.
+	Timeout time.Duration
+	// EmptyTargetsAreHealthy restores Karmada's behaviour of treating an
+	// empty target list as "every target is healthy", which deletes the
+	// last copy of a workload that could not be placed anywhere else
+	// (Karmada #7455). Off by default.
+	EmptyTargetsAreHealthy bool
+	// CancelOnRecovery removes a task whose FromCluster is back among the
+	// targets or reports the workload Healthy there again, instead of
+	// waiting for its grace period (Karmada #5782). Off by default.
+	CancelOnRecovery bool
+	// DirectlyEscapeTimeout bounds how long a dispatch waits for the old
+	// copy on an unreachable cluster under PurgeDirectly; zero means
+	// DefaultDirectlyEscapeTimeout, a negative value never escapes. Used by
+	// DispatchBlocked.
+	DirectlyEscapeTimeout time.Duration
+}
+
+func (o *AssessOptions) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return DefaultGracefulEvictionTimeout
+}
+
+// AssessInput is what the assessment looks at for one workload.
+type AssessInput struct {
+	// Tasks are the workload's eviction tasks.
+	Tasks []GracefulEvictionTask
+	// Targets is the workload's current placement.
+	Targets []TargetCluster
+	// SchedulerObservedLatest reports that the scheduler has seen the
+	// latest generation of the workload, so Targets is its answer to the
+	// evictions and not a stale placement.
+	SchedulerObservedLatest bool
+	// Health reports the workload's health per cluster; nil means Unknown
+	// everywhere.
+	Health HealthLookup
+	// Now is the time of this assessment.
+	Now time.Time
+}
+
+// RemovalReason says why a task was removed.
+type RemovalReason string
+
+const (
+	// RemovedDeletionAllowed: SuppressDeletion was set to false.
+	RemovedDeletionAllowed RemovalReason = "DeletionAllowed"
+	// RemovedPurgedDirectly: PurgeDirectly removes the old copy at the
+	// first judgement.
+	RemovedPurgedDirectly RemovalReason = "PurgedDirectly"
+	// RemovedGracePeriodExpired: the task outlived its grace period.
+	RemovedGracePeriodExpired RemovalReason = "GracePeriodExpired"
+	// RemovedReplacementHealthy: the scheduler caught up and every target
+	// reports the workload Healthy.
+	RemovedReplacementHealthy RemovalReason = "ReplacementHealthy"
+	// RemovedClusterRecovered: with CancelOnRecovery, the old cluster is a
+	// target again or its copy is Healthy again.
+	RemovedClusterRecovered RemovalReason = "ClusterRecovered"
+)
+
+// RemovedTask is a task the caller should drop, with why.
+type RemovedTask struct {
+	Task   GracefulEvictionTask
+	Reason RemovalReason
+}
+
+// Assessment is the result of one assessment. Kept and Removed are appended
+// to; pass the same Assessment again (AssessInto resets it) to reuse their
+// storage and assess without allocating.
+type Assessment struct {
+	// Kept are the tasks to keep, in input order, stamped where they had no
+	// CreationTimestamp.
+	Kept []GracefulEvictionTask
+	// Removed are the tasks to drop, in input order.
+	Removed []RemovedTask
+	// Stamped reports that at least one kept task got its CreationTimestamp
+	// in this round and must be persisted.
+	Stamped bool
+	// NextAssessment is the earliest time a kept task times out, or when a
+	// freshly stamped task can be judged; zero when only an outside change
+	// (health, placement, a person) can alter the outcome.
+	NextAssessment time.Time
+}
+
+// Changed reports whether the task list must be written back.
+func (a *Assessment) Changed() bool { return a.Stamped || len(a.Removed) > 0 }
+
+// RequeueAfter is NextAssessment as a delay from now: zero with ok false
+// when there is nothing to wait for, never negative.
+func (a *Assessment) RequeueAfter(now time.Time) (d time.Duration, ok bool) {
+	if a.NextAssessment.IsZero() {
+		return 0, false
+	}
+	if d = a.NextAssessment.Sub(now); d < 0 {
+		d = 0
+	}
+	return d, true
+}
+
+func (a *Assessment) reset() {
+	clear(a.Kept) // drop references held by a previous round
+	a.Kept = a.Kept[:0]
+	clear(a.Removed)
+	a.Removed = a.Removed[:0]
+	a.Stamped = false
+	a.NextAssessment = time.Time{}
+}
+
+func (a *Assessment) wakeAt(t time.Time) {
+	if a.NextAssessment.IsZero() || t.Before(a.NextAssessment) {
+		a.NextAssessment = t
+	}
+}
+
+// Assess judges every task of one workload. It is a pure function of its
+// input: see AssessInto for the rules.
+func Assess(in AssessInput, opts AssessOptions) Assessment {
+	var a Assessment
+	AssessInto(&a, &in, &opts)
+	return a
+}
+
+// AssessInto judges every task of one workload and writes the outcome into
+// dst, reusing dst's slices. Rules, per task, in this order:
+//
+//  1. No CreationTimestamp: stamped with in.Now, kept, not judged this round.
+//  2. CancelOnRecovery and FromCluster is a target again or reports Healthy:
+//     removed (ClusterRecovered).
+//  3. SuppressDeletion true: kept until a person changes it; false: removed.
+//  4. PurgeNever: kept until a person removes it.
+//  5. An empty target list means no replacement exists: kept, whatever the
+//     mode or the age, unless EmptyTargetsAreHealthy.
+//  6. PurgeDirectly: removed (the old copy goes first; see DispatchBlocked).
+//  7. Gracefully (or empty): removed once its grace period (its own
+//     GracePeriodSeconds, else the options' Timeout) has passed, or early
+//     when the scheduler has observed the latest generation and every
+//     target reports Healthy; otherwise kept until its deadline.
+//
+// Kept tasks are shallow copies sharing maps and slices with in.Tasks; the
+// input is never modified.
+func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
+	dst.reset()
+	now := in.Now
+	noTargets := len(in.Targets) == 0 && !opts.EmptyTargetsAreHealthy
+	// Whether every target is healthy is the same for every task: work it
+	// out at most once.
+	healthKnown, allHealthy := false, false
+
+	for i := range in.Tasks {
+		t := &in.Tasks[i]
+		if t.CreationTimestamp == nil {
+			dst.Kept = append(dst.Kept, *t)
+			k := &dst.Kept[len(dst.Kept)-1]
+			k.CreationTimestamp = &metav1.Time{Time: now}
+			dst.Stamped = true
+			dst.wakeAt(firstJudgement(k, now, opts))
+			continue
+		}
+		if opts.CancelOnRecovery && recovered(t.FromCluster, in) {
+			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedClusterRecovered})
+			continue
+		}
+		if t.SuppressDeletion != nil {
+			if *t.SuppressDeletion {
+				dst.Kept = append(dst.Kept, *t)
+			} else {
+				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedDeletionAllowed})
+			}
+			continue
+		}
+		mode := t.PurgeMode.Normalize()
+		if mode == PurgeNever || noTargets {
+			dst.Kept = append(dst.Kept, *t)
+			continue
+		}
+		if mode == PurgeDirectly {
+			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
+			continue
+		}
+		deadline := t.CreationTimestamp.Add(gracePeriod(t, opts))
+		if !now.Before(deadline) {
+			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedGracePeriodExpired})
+			continue
+		}
+		if in.SchedulerObservedLatest {
+			if !healthKnown {
+				allHealthy, healthKnown = allTargetsHealthy(in), true
+			}
+			if allHealthy {
+				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedReplacementHealthy})
+				continue
+			}
+		}
+		dst.Kept = append(dst.Kept, *t)
+		dst.wakeAt(deadline)
+	}
+}
+
+// gracePeriod is the task's own period when it has a positive one, else the
+// global timeout. It is computed per task so one task's period never
+// carries over to the next.
+func gracePeriod(t *GracefulEvictionTask, opts *AssessOptions) time.Duration {
+	if t.GracePeriodSeconds != nil && *t.GracePeriodSeconds > 0 {
+		return time.Duration(*t.GracePeriodSeconds) * time.Second
+	}
+	return opts.timeout()
+}
+
+// firstJudgement is when a task stamped now can first be removed by time
+// alone; tasks that only a person or an outside change can remove return
+// the zero time.
+func firstJudgement(t *GracefulEvictionTask, now time.Time, opts *AssessOptions) time.Time {
+	if t.SuppressDeletion != nil {
+		if *t.SuppressDeletion {
+			return time.Time{}
+		}
+		return now
+	}
+	switch t.PurgeMode.Normalize() {
+	case PurgeNever:
+		return time.Time{}
+	case PurgeDirectly:
+		return now
+	default:
+		return now.Add(gracePeriod(t, opts))
+	}
+}
+
+func recovered(cluster string, in *AssessInput) bool {
+	for i := range in.Targets {
+		if in.Targets[i].Name == cluster {
+			return true
+		}
+	}
+	return in.Health != nil && in.Health.WorkloadHealth(cluster) == WorkloadHealthy
+}
+
+func allTargetsHealthy(in *AssessInput) bool {
+	if in.Health == nil {
+		// Nothing reports health: only an empty list can be "all healthy",
+		// and only when the caller opted in (the noTargets check ran first).
+		return len(in.Targets) == 0
+	}
+	for i := range in.Targets {
+		if in.Health.WorkloadHealth(in.Targets[i].Name) != WorkloadHealthy {
+			return false
+		}
+	}
+	return true
+}

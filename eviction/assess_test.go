@@ -1,0 +1,285 @@
+package eviction
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func stampedTask(cluster string, created time.Time) GracefulEvictionTask {
+	task := validTask()
+	task.FromCluster = cluster
+	task.CreationTimestamp = &metav1.Time{Time: created}
+	return task
+}
+
+func healthMap(m map[string]WorkloadHealth) HealthLookup {
+	return HealthLookupFunc(func(c string) WorkloadHealth {
+		if h, ok := m[c]; ok {
+			return h
+		}
+		return WorkloadHealthUnknown
+	})
+}
+
+func reasons(a Assessment) map[string]RemovalReason {
+	out := map[string]RemovalReason{}
+	for _, r := range a.Removed {
+		out[r.Task.FromCluster] = r.Reason
+	}
+	return out
+}
+
+func keptNames(a Assessment) []string {
+	var out []string
+	for _, k := range a.Kept {
+		out = append(out, k.FromCluster)
+	}
+	return out
+}
+
+func TestAssessStampsNewTaskWithoutJudging(t *testing.T) {
+	expiredLooking := validTask()
+	expiredLooking.FromCluster = "old"
+	direct := validTask()
+	direct.FromCluster = "direct"
+	direct.PurgeMode = PurgeDirectly
+	in := AssessInput{
+		Tasks:                   []GracefulEvictionTask{expiredLooking, direct},
+		Targets:                 []TargetCluster{{Name: "new"}},
+		SchedulerObservedLatest: true,
+		Health:                  healthMap(map[string]WorkloadHealth{"new": WorkloadHealthy}),
+		Now:                     t0,
+	}
+	a := Assess(in, AssessOptions{})
+	if len(a.Removed) != 0 || len(a.Kept) != 2 || !a.Stamped || !a.Changed() {
+		t.Fatalf("kept %v removed %v stamped %v", keptNames(a), reasons(a), a.Stamped)
+	}
+	for _, k := range a.Kept {
+		if k.CreationTimestamp == nil || !k.CreationTimestamp.Time.Equal(t0) {
+			t.Fatalf("%s not stamped with now: %v", k.FromCluster, k.CreationTimestamp)
+		}
+	}
+	if in.Tasks[0].CreationTimestamp != nil || in.Tasks[1].CreationTimestamp != nil {
+		t.Fatal("input tasks were modified")
+	}
+	// The Directly task can be judged right away in the next round.
+	if !a.NextAssessment.Equal(t0) {
+		t.Fatalf("next %v", a.NextAssessment)
+	}
+	// Next round: both judged; the graceful one leaves because the
+	// replacement is healthy, the direct one because it is Directly.
+	in.Tasks = a.Kept
+	in.Now = t0.Add(time.Second)
+	b := Assess(in, AssessOptions{})
+	want := map[string]RemovalReason{"old": RemovedReplacementHealthy, "direct": RemovedPurgedDirectly}
+	if got := reasons(b); len(got) != 2 || got["old"] != want["old"] || got["direct"] != want["direct"] {
+		t.Fatalf("removed %v", got)
+	}
+}
+
+func TestAssessSuppressDeletion(t *testing.T) {
+	keep := stampedTask("keep", t0.Add(-24*time.Hour))
+	keep.SuppressDeletion = ptr.To(true)
+	release := stampedTask("release", t0)
+	release.SuppressDeletion = ptr.To(false)
+	a := Assess(AssessInput{
+		Tasks: []GracefulEvictionTask{keep, release}, Targets: []TargetCluster{{Name: "x"}}, Now: t0,
+	}, AssessOptions{})
+	if names := keptNames(a); len(names) != 1 || names[0] != "keep" {
+		t.Fatalf("kept %v", names)
+	}
+	if reasons(a)["release"] != RemovedDeletionAllowed {
+		t.Fatalf("removed %v", reasons(a))
+	}
+	if !a.NextAssessment.IsZero() {
+		t.Fatalf("a suppressed task needs no timed look: %v", a.NextAssessment)
+	}
+	if _, ok := a.RequeueAfter(t0); ok {
+		t.Fatal("RequeueAfter reported a delay")
+	}
+}
+
+func TestAssessTimeoutsAndCustomGraceDoesNotLeak(t *testing.T) {
+	custom := stampedTask("custom", t0)
+	custom.GracePeriodSeconds = ptr.To[int32](30)
+	plain := stampedTask("plain", t0)
+	in := AssessInput{
+		Tasks:   []GracefulEvictionTask{custom, plain},
+		Targets: []TargetCluster{{Name: "new"}},
+		Health:  healthMap(map[string]WorkloadHealth{"new": WorkloadUnhealthy}),
+	}
+
+	in.Now = t0.Add(29 * time.Second)
+	a := Assess(in, AssessOptions{})
+	if len(a.Removed) != 0 || !a.NextAssessment.Equal(t0.Add(30*time.Second)) {
+		t.Fatalf("removed %v next %v", reasons(a), a.NextAssessment)
+	}
+	if d, ok := a.RequeueAfter(in.Now); !ok || d != time.Second {
+		t.Fatalf("requeue %v %v", d, ok)
+	}
+
+	// The custom task expires at 30 s; the next one keeps the global 10 min.
+	in.Now = t0.Add(30 * time.Second)
+	a = Assess(in, AssessOptions{})
+	if got := reasons(a); len(got) != 1 || got["custom"] != RemovedGracePeriodExpired {
+		t.Fatalf("removed %v", got)
+	}
+	if !a.NextAssessment.Equal(t0.Add(DefaultGracefulEvictionTimeout)) {
+		t.Fatalf("next %v", a.NextAssessment)
+	}
+
+	in.Now = t0.Add(DefaultGracefulEvictionTimeout - time.Nanosecond)
+	if a = Assess(in, AssessOptions{}); reasons(a)["plain"] != "" {
+		t.Fatal("plain removed before the global timeout")
+	}
+	in.Now = t0.Add(DefaultGracefulEvictionTimeout)
+	if a = Assess(in, AssessOptions{}); reasons(a)["plain"] != RemovedGracePeriodExpired {
+		t.Fatalf("removed %v", reasons(a))
+	}
+	// A configured global timeout replaces the default.
+	in.Now = t0.Add(2 * time.Minute)
+	if a = Assess(in, AssessOptions{Timeout: time.Minute}); reasons(a)["plain"] != RemovedGracePeriodExpired {
+		t.Fatalf("removed %v", reasons(a))
+	}
+}
+
+func TestAssessHealthGate(t *testing.T) {
+	task := stampedTask("old", t0)
+	health := map[string]WorkloadHealth{"a": WorkloadHealthy, "b": WorkloadHealthy}
+	in := AssessInput{
+		Tasks:   []GracefulEvictionTask{task},
+		Targets: []TargetCluster{{Name: "a"}, {Name: "b"}},
+		Health:  healthMap(health),
+		Now:     t0.Add(time.Minute),
+	}
+	if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
+		t.Fatal("removed before the scheduler observed the latest generation")
+	}
+	in.SchedulerObservedLatest = true
+	if a := Assess(in, AssessOptions{}); reasons(a)["old"] != RemovedReplacementHealthy {
+		t.Fatalf("removed %v", reasons(a))
+	}
+	for _, h := range []WorkloadHealth{WorkloadUnhealthy, WorkloadHealthUnknown, ""} {
+		health["b"] = h
+		if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
+			t.Fatalf("removed while b is %q", h)
+		}
+	}
+	in.Health = nil
+	if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
+		t.Fatal("removed with no health lookup")
+	}
+}
+
+func TestAssessEmptyTargetsKeepLastCopy(t *testing.T) {
+	graceful := stampedTask("graceful", t0)
+	direct := stampedTask("direct", t0)
+	direct.PurgeMode = PurgeDirectly
+	in := AssessInput{
+		Tasks:                   []GracefulEvictionTask{graceful, direct},
+		SchedulerObservedLatest: true,
+		Health:                  healthMap(nil),
+		Now:                     t0.Add(time.Hour), // long past the timeout
+	}
+	a := Assess(in, AssessOptions{})
+	if len(a.Removed) != 0 || len(a.Kept) != 2 {
+		t.Fatalf("removed %v", reasons(a))
+	}
+	// Karmada's behaviour on request: an empty list counts as healthy.
+	in.Now = t0.Add(time.Minute)
+	a = Assess(in, AssessOptions{EmptyTargetsAreHealthy: true})
+	if got := reasons(a); got["graceful"] != RemovedReplacementHealthy || got["direct"] != RemovedPurgedDirectly {
+		t.Fatalf("removed %v", got)
+	}
+	// Once the scheduler places the workload, time counts again.
+	in.Targets = []TargetCluster{{Name: "new"}}
+	in.Now = t0.Add(time.Hour)
+	a = Assess(in, AssessOptions{})
+	if got := reasons(a); got["graceful"] != RemovedGracePeriodExpired || got["direct"] != RemovedPurgedDirectly {
+		t.Fatalf("removed %v", got)
+	}
+}
+
+func TestAssessNeverKeeps(t *testing.T) {
+	task := stampedTask("old", t0)
+	task.PurgeMode = PurgeNever
+	a := Assess(AssessInput{
+		Tasks: []GracefulEvictionTask{task}, Targets: []TargetCluster{{Name: "n"}},
+		SchedulerObservedLatest: true, Health: healthMap(map[string]WorkloadHealth{"n": WorkloadHealthy}),
+		Now: t0.Add(100 * time.Hour),
+	}, AssessOptions{})
+	if len(a.Kept) != 1 || len(a.Removed) != 0 || !a.NextAssessment.IsZero() {
+		t.Fatalf("kept %v removed %v next %v", keptNames(a), reasons(a), a.NextAssessment)
+	}
+}
+
+func TestAssessCancelOnRecovery(t *testing.T) {
+	back := stampedTask("back", t0)
+	healthy := stampedTask("healthy", t0)
+	still := stampedTask("still", t0)
+	in := AssessInput{
+		Tasks:   []GracefulEvictionTask{back, healthy, still},
+		Targets: []TargetCluster{{Name: "back"}, {Name: "new"}},
+		Health:  healthMap(map[string]WorkloadHealth{"healthy": WorkloadHealthy, "still": WorkloadUnhealthy}),
+		Now:     t0.Add(time.Minute),
+	}
+	if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
+		t.Fatalf("cancelled without the option: %v", reasons(a))
+	}
+	a := Assess(in, AssessOptions{CancelOnRecovery: true})
+	got := reasons(a)
+	if len(got) != 2 || got["back"] != RemovedClusterRecovered || got["healthy"] != RemovedClusterRecovered {
+		t.Fatalf("removed %v", got)
+	}
+	if names := keptNames(a); len(names) != 1 || names[0] != "still" {
+		t.Fatalf("kept %v", names)
+	}
+}
+
+func TestAssessIntoReusesBuffersWithoutAllocating(t *testing.T) {
+	in := benchInput()
+	var dst Assessment
+	opts := AssessOptions{}
+	AssessInto(&dst, &in, &opts)
+	allocs := testing.AllocsPerRun(100, func() { AssessInto(&dst, &in, &opts) })
+	if allocs != 0 {
+		t.Fatalf("AssessInto allocated %.1f times per run", allocs)
+	}
+	if len(dst.Kept)+len(dst.Removed) != len(in.Tasks) {
+		t.Fatalf("kept %d removed %d", len(dst.Kept), len(dst.Removed))
+	}
+}
+
+// benchInput is a binding with 3 stamped tasks and 5 targets, one of them
+// not yet healthy, so every task is judged in full and kept.
+func benchInput() AssessInput {
+	targets := []TargetCluster{{Name: "m1", Replicas: 1}, {Name: "m2", Replicas: 1}, {Name: "m3", Replicas: 1}, {Name: "m4", Replicas: 1}, {Name: "m5", Replicas: 1}}
+	// Health as a binding's aggregated status holds it: a short list.
+	type item struct {
+		cluster string
+		health  WorkloadHealth
+	}
+	status := []item{{"m1", WorkloadHealthy}, {"m2", WorkloadHealthy}, {"m3", WorkloadHealthy}, {"m4", WorkloadHealthy}, {"m5", WorkloadUnhealthy}}
+	lookup := HealthLookupFunc(func(c string) WorkloadHealth {
+		for i := range status {
+			if status[i].cluster == c {
+				return status[i].health
+			}
+		}
+		return WorkloadHealthUnknown
+	})
+	custom := stampedTask("old1", t0)
+	custom.GracePeriodSeconds = ptr.To[int32](300)
+	return AssessInput{
+		Tasks:                   []GracefulEvictionTask{custom, stampedTask("old2", t0), stampedTask("old3", t0)},
+		Targets:                 targets,
+		SchedulerObservedLatest: true,
+		Health:                  lookup,
+		Now:                     t0.Add(time.Minute),
+	}
+}

@@ -1,0 +1,431 @@
+package eviction
+
+import (
+	"math"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// DeadlineQueue holds keys until their deadline and hands each out once,
+// earliest deadline first. Each key is pending at most once: adding it
+// again updates its deadline instead of queueing a duplicate. It is safe
+// for concurrent use.
+//
+// The queue keeps a min-heap of deadlines with an index by key, so Add, Set
+// and Cancel cost O(log n) and a whole queue of any size runs on one timer;
+// no goroutine or timer is started per key.
+type DeadlineQueue[K comparable] interface {
+	// Add makes key due at deadline. If key is already pending, the earlier
+	// of the two deadlines wins: a later one is ignored, so repeated Adds
+	// from different events never postpone a due look.
+	Add(key K, deadline time.Time)
+	// AddAfter is Add with a deadline d after the queue clock's now.
+	AddAfter(key K, d time.Duration)
+	// Set makes key due at deadline, replacing any pending deadline, earlier
+	// or later. Use it when the new deadline supersedes the old one (a
+	// countdown was reset by a persisted change).
+	Set(key K, deadline time.Time)
+	// Cancel forgets key and reports whether it was pending.
+	Cancel(key K) bool
+	// Deadline returns key's pending deadline.
+	Deadline(key K) (deadline time.Time, pending bool)
+	// Len is the number of pending keys.
+	Len() int
+	// Get blocks until the earliest pending key is due, removes it and
+	// returns it. It returns shutdown=true once the queue is shut down (and,
+	// after ShutDownWithDrain, emptied).
+	Get() (key K, shutdown bool)
+	// TryGet removes and returns the earliest key if it is due now, without
+	// blocking.
+	TryGet() (key K, ok bool)
+	// ShutDown drops every pending key and makes every Get return
+	// shutdown=true. Later Adds are ignored.
+	ShutDown()
+	// ShutDownWithDrain stops accepting keys and makes Get hand out the
+	// pending keys at once, in deadline order, without waiting for their
+	// deadlines, then return shutdown=true. It does not block. Callers use
+	// it to persist or process outstanding work before exiting; a decision
+	// taken early is harmless because decisions depend only on the
+	// persisted state and the time.
+	ShutDownWithDrain()
+	// ShuttingDown reports whether a shutdown was requested.
+	ShuttingDown() bool
+}
+
+// DeadlineQueueMetrics observes a deadline queue. Calls are made with the
+// queue's lock held: implementations must be quick and must not call back
+// into the queue.
+type DeadlineQueueMetrics interface {
+	// Depth is called with the number of pending keys after each change.
+	Depth(n int)
+	// Handed is called when Get or TryGet hands out a key, with how late it
+	// was against its deadline.
+	Handed(lateness time.Duration)
+}
+
+type noopDeadlineQueueMetrics struct{}
+
+func (noopDeadlineQueueMetrics) Depth(int)            {}
+func (noopDeadlineQueueMetrics) Handed(time.Duration) {}
+
+// DeadlineQueueConfig configures NewDeadlineQueue; the zero value is ready
+// to use.
+type DeadlineQueueConfig struct {
+	// Clock drives deadlines; nil means the real clock.
+	Clock clock.Clock
+	// Metrics observes the queue; nil means no metrics.
+	Metrics DeadlineQueueMetrics
+	// InitialCapacity sizes the heap and index up front for callers that
+	// know their scale.
+	InitialCapacity int
+}
+
+// NewDeadlineQueue returns an empty DeadlineQueue.
+func NewDeadlineQueue[K comparable](cfg DeadlineQueueConfig) DeadlineQueue[K] {
+	q := &deadlineQueue[K]{clock: cfg.Clock, metrics: cfg.Metrics}
+	if q.clock == nil {
+		q.clock = clock.RealClock{}
+	}
+	if q.metrics == nil {
+		q.metrics = noopDeadlineQueueMetrics{}
+	}
+	if cfg.InitialCapacity > 0 {
+		q.heap = make([]*deadlineEntry[K], 0, cfg.InitialCapacity)
+		q.index = make(map[K]*deadlineEntry[K], cfg.InitialCapacity)
+	} else {
+		q.index = make(map[K]*deadlineEntry[K])
+	}
+	return q
+}
+
+// deadlineEntry is one pending key. Deadlines are kept as Unix nanoseconds
+// to keep an entry small at millions of pending keys.
+type deadlineEntry[K comparable] struct {
+	key K
+	at  int64
+	pos int
+}
+
+type deadlineQueue[K comparable] struct {
+	clock   clock.Clock
+	metrics DeadlineQueueMetrics
+
+	mu    sync.Mutex
+	heap  []*deadlineEntry[K]
+	index map[K]*deadlineEntry[K]
+
+	// One timer serves the whole queue; it is armed by a waiting Get for
+	// the earliest deadline only.
+	timer      clock.Timer
+	timerArmed bool
+	timerAt    int64
+
+	// wake is closed to make every waiting Get look again; it is created
+	// only while someone waits.
+	wake    chan struct{}
+	waiters int
+
+	shuttingDown bool
+	drain        bool
+}
+
+// Time bounds that fit in int64 nanoseconds; deadlines beyond them are
+// clamped, which only matters for deadlines centuries away.
+var (
+	minNanosTime = time.Unix(0, math.MinInt64)
+	maxNanosTime = time.Unix(0, math.MaxInt64)
+)
+
+func toNanos(t time.Time) int64 {
+	switch {
+	case t.Before(minNanosTime):
+		return math.MinInt64
+	case t.After(maxNanosTime):
+		return math.MaxInt64
+	default:
+		return t.UnixNano()
+	}
+}
+
+func (q *deadlineQueue[K]) Add(key K, deadline time.Time) {
+	q.upsert(key, toNanos(deadline), false)
+}
+
+func (q *deadlineQueue[K]) AddAfter(key K, d time.Duration) {
+	q.upsert(key, toNanos(q.clock.Now().Add(d)), false)
+}
+
+func (q *deadlineQueue[K]) Set(key K, deadline time.Time) {
+	q.upsert(key, toNanos(deadline), true)
+}
+
+func (q *deadlineQueue[K]) upsert(key K, at int64, replace bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shuttingDown {
+		return
+	}
+	top, topAt := q.peekLocked()
+	if e, ok := q.index[key]; ok {
+		switch {
+		case at < e.at:
+			e.at = at
+			q.up(e.pos)
+		case at > e.at && replace:
+			e.at = at
+			q.down(e.pos)
+		default:
+			return
+		}
+	} else {
+		e := &deadlineEntry[K]{key: key, at: at, pos: len(q.heap)}
+		q.heap = append(q.heap, e)
+		q.index[key] = e
+		q.up(e.pos)
+		q.metrics.Depth(len(q.heap))
+	}
+	q.wakeIfTopChangedLocked(top, topAt)
+}
+
+func (q *deadlineQueue[K]) Cancel(key K) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	e, ok := q.index[key]
+	if !ok {
+		return false
+	}
+	top, topAt := q.peekLocked()
+	q.removeLocked(e)
+	q.metrics.Depth(len(q.heap))
+	q.wakeIfTopChangedLocked(top, topAt)
+	return true
+}
+
+func (q *deadlineQueue[K]) Deadline(key K) (time.Time, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e, ok := q.index[key]; ok {
+		return time.Unix(0, e.at), true
+	}
+	return time.Time{}, false
+}
+
+func (q *deadlineQueue[K]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.heap)
+}
+
+func (q *deadlineQueue[K]) ShuttingDown() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.shuttingDown
+}
+
+func (q *deadlineQueue[K]) ShutDown() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.shuttingDown, q.drain = true, false
+	clear(q.heap)
+	q.heap = q.heap[:0]
+	clear(q.index)
+	q.metrics.Depth(0)
+	q.stopTimerLocked()
+	q.broadcastLocked()
+}
+
+func (q *deadlineQueue[K]) ShutDownWithDrain() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.shuttingDown {
+		q.shuttingDown, q.drain = true, true
+	}
+	q.stopTimerLocked()
+	q.broadcastLocked()
+}
+
+func (q *deadlineQueue[K]) TryGet() (key K, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.heap) == 0 {
+		return key, false
+	}
+	now := toNanos(q.clock.Now())
+	if !(q.shuttingDown && q.drain) && q.heap[0].at > now {
+		return key, false
+	}
+	return q.popLocked(now), true
+}
+
+func (q *deadlineQueue[K]) Get() (key K, shutdown bool) {
+	q.mu.Lock()
+	for {
+		if q.shuttingDown && (!q.drain || len(q.heap) == 0) {
+			q.mu.Unlock()
+			return key, true
+		}
+		var timerC <-chan time.Time
+		if len(q.heap) > 0 {
+			now := toNanos(q.clock.Now())
+			if q.shuttingDown || q.heap[0].at <= now {
+				key = q.popLocked(now)
+				q.mu.Unlock()
+				return key, false
+			}
+			q.armTimerLocked(q.heap[0].at, now)
+			timerC = q.timer.C()
+		}
+		if q.wake == nil {
+			q.wake = make(chan struct{})
+		}
+		wake := q.wake
+		q.waiters++
+		q.mu.Unlock()
+
+		fired := false
+		select {
+		case <-wake:
+		case <-timerC:
+			fired = true
+		}
+
+		q.mu.Lock()
+		q.waiters--
+		if fired {
+			q.timerArmed = false
+		}
+	}
+}
+
+// popLocked removes the earliest entry. Other waiters are woken so one of
+// them re-arms the timer for the next deadline.
+func (q *deadlineQueue[K]) popLocked(now int64) K {
+	e := q.heap[0]
+	q.removeLocked(e)
+	q.metrics.Depth(len(q.heap))
+	late := time.Duration(0)
+	if now > e.at && e.at != math.MinInt64 {
+		late = time.Duration(now - e.at)
+	}
+	q.metrics.Handed(late)
+	if q.waiters > 0 {
+		q.broadcastLocked()
+	}
+	return e.key
+}
+
+func (q *deadlineQueue[K]) armTimerLocked(at, now int64) {
+	if q.timerArmed && q.timerAt == at {
+		return
+	}
+	d := time.Duration(at - now)
+	if at-now < 0 { // overflow on clamped deadlines
+		d = time.Duration(math.MaxInt64)
+	}
+	if q.timer == nil {
+		q.timer = q.clock.NewTimer(d)
+	} else {
+		q.timer.Stop()
+		// Drop a fire nobody consumed, so the next one is not mistaken
+		// for this deadline (and so a fake clock never blocks sending).
+		select {
+		case <-q.timer.C():
+		default:
+		}
+		q.timer.Reset(d)
+	}
+	q.timerArmed, q.timerAt = true, at
+}
+
+func (q *deadlineQueue[K]) stopTimerLocked() {
+	if q.timer != nil && q.timerArmed {
+		q.timer.Stop()
+		q.timerArmed = false
+	}
+}
+
+func (q *deadlineQueue[K]) broadcastLocked() {
+	if q.wake != nil {
+		close(q.wake)
+		q.wake = nil
+	}
+}
+
+func (q *deadlineQueue[K]) peekLocked() (*deadlineEntry[K], int64) {
+	if len(q.heap) == 0 {
+		return nil, 0
+	}
+	return q.heap[0], q.heap[0].at
+}
+
+// wakeIfTopChangedLocked wakes waiting Gets when the earliest deadline
+// changed, so they wait for the right one.
+func (q *deadlineQueue[K]) wakeIfTopChangedLocked(oldTop *deadlineEntry[K], oldAt int64) {
+	if q.waiters == 0 {
+		return
+	}
+	top, at := q.peekLocked()
+	if top != oldTop || at != oldAt {
+		q.broadcastLocked()
+	}
+}
+
+func (q *deadlineQueue[K]) removeLocked(e *deadlineEntry[K]) {
+	last := len(q.heap) - 1
+	i := e.pos
+	if i != last {
+		q.swap(i, last)
+	}
+	q.heap[last] = nil
+	q.heap = q.heap[:last]
+	delete(q.index, e.key)
+	if i != last {
+		if !q.down(i) {
+			q.up(i)
+		}
+	}
+}
+
+func (q *deadlineQueue[K]) swap(i, j int) {
+	h := q.heap
+	h[i], h[j] = h[j], h[i]
+	h[i].pos = i
+	h[j].pos = j
+}
+
+func (q *deadlineQueue[K]) up(i int) {
+	h := q.heap
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent].at <= h[i].at {
+			break
+		}
+		q.swap(i, parent)
+		i = parent
+	}
+}
+
+// down sifts the entry at i towards the leaves and reports whether it moved.
+func (q *deadlineQueue[K]) down(i0 int) bool {
+	h := q.heap
+	n := len(h)
+	i := i0
+	for {
+		l := 2*i + 1
+		if l >= n || l < 0 {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].at < h[l].at {
+			m = r
+		}
+		if h[m].at >= h[i].at {
+			break
+		}
+		q.swap(i, m)
+		i = m
+	}
+	return i > i0
+}

@@ -1,0 +1,208 @@
+package eviction
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// TargetCluster is one entry of a workload's placement: a cluster and, for a
+// divided workload, how many replicas it runs there. The JSON names match a
+// binding's spec.clusters entries.
+type TargetCluster struct {
+	Name     string `json:"name"`
+	Replicas int32  `json:"replicas,omitempty"`
+}
+
+// Eviction describes a workload leaving one cluster. The fields become the
+// task's fields; see GracefulEvictionTask for their meaning.
+type Eviction struct {
+	// Cluster is the cluster to leave.
+	Cluster             string
+	Producer            string
+	Reason              string
+	Message             string
+	PurgeMode           PurgeMode
+	GracePeriodSeconds  *int32
+	SuppressDeletion    *bool
+	PreservedLabelState map[string]string
+	// ClustersBeforeFailover defaults to the target names before Cluster is
+	// removed; set it to carry the original list across chained failovers.
+	ClustersBeforeFailover []string
+	// CreatedAt, when not zero, stamps the new task; otherwise the
+	// assessment stamps it the first time it sees the task.
+	CreatedAt time.Time
+}
+
+// EvictOutcome says what Evict did.
+type EvictOutcome string
+
+const (
+	// EvictTaskAdded: the cluster left the targets and a task now tracks its
+	// old copy.
+	EvictTaskAdded EvictOutcome = "TaskAdded"
+	// EvictAlreadyInProgress: a task for the cluster already existed; no task
+	// was added, the cluster was removed from the targets if it was back
+	// there, and new preserved-state keys may have been merged.
+	EvictAlreadyInProgress EvictOutcome = "AlreadyInProgress"
+	// EvictNotPlaced: the cluster is neither a target nor being evicted, so
+	// there is nothing to leave; nothing changed.
+	EvictNotPlaced EvictOutcome = "NotPlaced"
+)
+
+// EvictResult is the new placement and task list. Both slices are freshly
+// allocated; the tasks share their pointer and map fields with the input
+// except where Evict changed them.
+type EvictResult struct {
+	Targets []TargetCluster
+	Tasks   []GracefulEvictionTask
+	Outcome EvictOutcome
+	// StateMerged reports that new preserved-state keys were added to an
+	// existing task.
+	StateMerged bool
+
+	targetsChanged bool
+}
+
+// Changed reports whether the caller has anything to persist.
+func (r EvictResult) Changed() bool {
+	return r.Outcome == EvictTaskAdded || r.StateMerged ||
+		(r.Outcome == EvictAlreadyInProgress && r.targetsChanged)
+}
+
+// ErrInvalidEviction is wrapped by Evict when the task it would create does
+// not validate; errors.As with *InvalidEvictionError gives the field errors.
+var ErrInvalidEviction = errors.New("invalid eviction")
+
+// InvalidEvictionError carries the field errors of a rejected eviction.
+type InvalidEvictionError struct {
+	Errs field.ErrorList
+}
+
+func (e *InvalidEvictionError) Error() string {
+	return fmt.Sprintf("%v: %v", ErrInvalidEviction, e.Errs.ToAggregate())
+}
+
+// Unwrap lets errors.Is match ErrInvalidEviction.
+func (e *InvalidEvictionError) Unwrap() error { return ErrInvalidEviction }
+
+// Evict removes ev.Cluster from targets and appends a task for it. Its inputs
+// are never modified.
+//
+// A cluster that already has a task gets no second one. Instead, preserved
+// state merges so that chained failovers keep the original state: a key the
+// existing task already holds keeps its original value and only new keys are
+// added (see Karmada #6232). The first eviction's task therefore always
+// describes the state the workload had before it first moved.
+func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (EvictResult, error) {
+	existing := -1
+	for i := range tasks {
+		if tasks[i].FromCluster == ev.Cluster {
+			existing = i
+			break
+		}
+	}
+	targetIdx := -1
+	for i := range targets {
+		if targets[i].Name == ev.Cluster {
+			targetIdx = i
+			break
+		}
+	}
+
+	if existing < 0 && targetIdx < 0 {
+		return EvictResult{Targets: slices.Clone(targets), Tasks: slices.Clone(tasks), Outcome: EvictNotPlaced}, nil
+	}
+
+	newTargets := make([]TargetCluster, 0, len(targets))
+	for i := range targets {
+		if i != targetIdx {
+			newTargets = append(newTargets, targets[i])
+		}
+	}
+
+	if existing >= 0 {
+		res := EvictResult{Targets: newTargets, Tasks: slices.Clone(tasks), Outcome: EvictAlreadyInProgress, targetsChanged: targetIdx >= 0}
+		if merged, changed := mergePreservedState(tasks[existing].PreservedLabelState, ev.PreservedLabelState); changed {
+			res.Tasks[existing].PreservedLabelState = merged
+			res.StateMerged = true
+		}
+		return res, nil
+	}
+
+	task := GracefulEvictionTask{
+		FromCluster:            ev.Cluster,
+		PurgeMode:              ev.PurgeMode.Normalize(),
+		Reason:                 ev.Reason,
+		Message:                ev.Message,
+		Producer:               ev.Producer,
+		GracePeriodSeconds:     copyInt32(ev.GracePeriodSeconds),
+		SuppressDeletion:       copyBool(ev.SuppressDeletion),
+		PreservedLabelState:    maps.Clone(ev.PreservedLabelState),
+		ClustersBeforeFailover: slices.Clone(ev.ClustersBeforeFailover),
+	}
+	if r := targets[targetIdx].Replicas; r > 0 {
+		task.Replicas = &r
+	}
+	if task.ClustersBeforeFailover == nil {
+		task.ClustersBeforeFailover = make([]string, len(targets))
+		for i := range targets {
+			task.ClustersBeforeFailover[i] = targets[i].Name
+		}
+	}
+	if !ev.CreatedAt.IsZero() {
+		task.CreationTimestamp = &metav1.Time{Time: ev.CreatedAt}
+	}
+	if errs := ValidateGracefulEvictionTask(&task, field.NewPath("eviction")); len(errs) > 0 {
+		return EvictResult{}, &InvalidEvictionError{Errs: errs}
+	}
+	newTasks := make([]GracefulEvictionTask, len(tasks), len(tasks)+1)
+	copy(newTasks, tasks)
+	newTasks = append(newTasks, task)
+	return EvictResult{Targets: newTargets, Tasks: newTasks, Outcome: EvictTaskAdded}, nil
+}
+
+// mergePreservedState returns old plus the keys of newer that old lacks. It
+// returns old itself (and false) when nothing is added.
+func mergePreservedState(old, newer map[string]string) (map[string]string, bool) {
+	added := 0
+	for k := range newer {
+		if _, ok := old[k]; !ok {
+			added++
+		}
+	}
+	if added == 0 {
+		return old, false
+	}
+	merged := make(map[string]string, len(old)+added)
+	for k, v := range old {
+		merged[k] = v
+	}
+	for k, v := range newer {
+		if _, ok := merged[k]; !ok {
+			merged[k] = v
+		}
+	}
+	return merged, true
+}
+
+func copyInt32(p *int32) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func copyBool(p *bool) *bool {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

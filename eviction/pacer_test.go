@@ -1,0 +1,264 @@
+package eviction
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+func fleet(healthy, unhealthy int, zone string) []ClusterHealthView {
+	var out []ClusterHealthView
+	for i := range healthy {
+		out = append(out, ClusterHealthView{Name: zone + "h" + string(rune('a'+i)), Zone: zone, Healthy: true})
+	}
+	for i := range unhealthy {
+		out = append(out, ClusterHealthView{Name: zone + "u" + string(rune('a'+i)), Zone: zone})
+	}
+	return out
+}
+
+func within(t *testing.T, what string, got, want, tolerance float64) {
+	t.Helper()
+	if math.Abs(got-want) > tolerance*want {
+		t.Fatalf("%s: got %.0f, want %.0f ± %.0f%%", what, got, want, tolerance*100)
+	}
+}
+
+// drive steps the clock in 10 ms slices for d while workers call TryAccept
+// as fast as they can between steps; it returns how many were accepted.
+func drive(clk *clocktesting.FakeClock, p Pacer, zone string, workers int, d time.Duration) int64 {
+	var accepted atomic.Int64
+	for elapsed := time.Duration(0); elapsed < d; elapsed += 10 * time.Millisecond {
+		clk.Step(10 * time.Millisecond)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 5 {
+					if p.TryAccept(zone) {
+						accepted.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	return accepted.Load()
+}
+
+func TestPacerGlobalRateHoldsWhateverTheWorkers(t *testing.T) {
+	for _, workers := range []int{1, 4, 16} {
+		clk := clocktesting.NewFakeClock(t0)
+		p := NewPacer(PacerConfig{Clock: clk, Rate: 20, Burst: 10})
+		got := drive(clk, p, "", workers, 60*time.Second)
+		within(t, "accepted", float64(got), 10+20*60, 0.05)
+	}
+}
+
+func TestPacerWaitHoldsRateAcrossWorkers(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	p := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 5})
+	ctx, cancel := context.WithCancel(context.Background())
+	const workers = 8
+	var accepted atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p.Wait(ctx, "") == nil {
+				accepted.Add(1)
+			}
+		}()
+	}
+	// Every worker blocked on a timer means every available token is taken.
+	settle := func() {
+		for clk.Waiters() < workers {
+			runtime.Gosched()
+		}
+	}
+	settle()
+	for range 3000 { // 30 s
+		clk.Step(10 * time.Millisecond)
+		settle()
+	}
+	got := accepted.Load()
+	cancel()
+	wg.Wait()
+	within(t, "accepted", float64(got), 5+10*30, 0.05)
+}
+
+func TestPacerDisruptionModes(t *testing.T) {
+	cases := []struct {
+		healthy, unhealthy int
+		want               DisruptionMode
+	}{
+		{5, 0, DisruptionNormal},
+		{1, 2, DisruptionNormal},  // 67 % but only 2 unhealthy
+		{2, 3, DisruptionPartial}, // 60 %, 3 unhealthy
+		{3, 3, DisruptionNormal},  // 50 %
+		{9, 11, DisruptionPartial},
+		{0, 1, DisruptionFull},
+		{0, 4, DisruptionFull},
+		{0, 0, DisruptionNormal},
+	}
+	for _, c := range cases {
+		p := NewPacer(PacerConfig{Clock: clocktesting.NewFakeClock(t0)})
+		states := p.Observe(fleet(c.healthy, c.unhealthy, ""))
+		if c.healthy+c.unhealthy == 0 {
+			if len(states) != 0 || p.State("").Mode != DisruptionNormal {
+				t.Fatalf("empty fleet: %+v", states)
+			}
+			continue
+		}
+		if len(states) != 1 || states[0].Mode != c.want || states[0].Unhealthy != c.unhealthy || states[0].Total != c.healthy+c.unhealthy {
+			t.Fatalf("%d/%d: %+v", c.unhealthy, c.healthy+c.unhealthy, states)
+		}
+		if states[0].Message == "" {
+			t.Fatal("no message")
+		}
+	}
+}
+
+func TestPacerPartialSlowsFullStopsRecoveryResumes(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	p := NewPacer(PacerConfig{Clock: clk, Rate: 20, Burst: 1, SecondaryRate: 2})
+
+	got := drive(clk, p, "", 4, 20*time.Second)
+	within(t, "normal", float64(got), 1+20*20, 0.05)
+
+	s := p.Observe(fleet(4, 6, ""))
+	if s[0].Mode != DisruptionPartial || !s[0].Changed || s[0].Rate != 2 {
+		t.Fatalf("%+v", s[0])
+	}
+	got = drive(clk, p, "", 4, 20*time.Second)
+	within(t, "partial", float64(got), 2*20, 0.05)
+
+	s = p.Observe(fleet(0, 10, ""))
+	if s[0].Mode != DisruptionFull || s[0].Rate != 0 {
+		t.Fatalf("%+v", s[0])
+	}
+	if got = drive(clk, p, "", 4, 20*time.Second); got != 0 {
+		t.Fatalf("%d evictions accepted with every cluster down", got)
+	}
+	if _, ok := p.When(""); ok {
+		t.Fatal("When promised a time while stopped")
+	}
+
+	// A blocked Wait resumes on recovery.
+	done := make(chan error, 1)
+	go func() { done <- p.Wait(context.Background(), "") }()
+	s = p.Observe(fleet(10, 0, ""))
+	if s[0].Mode != DisruptionNormal || !s[0].Changed {
+		t.Fatalf("%+v", s[0])
+	}
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = drive(clk, p, "", 4, 20*time.Second)
+			within(t, "recovered", float64(got), 20*20, 0.05)
+			return
+		default:
+			clk.Step(10 * time.Millisecond)
+			runtime.Gosched()
+		}
+	}
+}
+
+func TestPacerWaitHonoursContext(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	p := NewPacer(PacerConfig{Clock: clk})
+	p.Observe(fleet(0, 3, ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Wait(ctx, "") }()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestPacerWhen(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	p := NewPacer(PacerConfig{Clock: clk, Rate: 4, Burst: 1})
+	if at, ok := p.When(""); !ok || !at.Equal(t0) {
+		t.Fatalf("%v %v", at, ok)
+	}
+	if !p.TryAccept("") || p.TryAccept("") {
+		t.Fatal("burst of 1 not honoured")
+	}
+	at, ok := p.When("")
+	if !ok || at.Before(t0.Add(250*time.Millisecond)) || at.After(t0.Add(251*time.Millisecond)) {
+		t.Fatalf("%v", at.Sub(t0))
+	}
+	clk.SetTime(at)
+	if !p.TryAccept("") {
+		t.Fatal("token not available at When")
+	}
+}
+
+type recordingObserver struct {
+	changes  []DisruptionState
+	accepted int
+}
+
+func (r *recordingObserver) DisruptionChanged(s DisruptionState) { r.changes = append(r.changes, s) }
+func (r *recordingObserver) Accepted(string)                     { r.accepted++ }
+
+func TestPacerPerZone(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	obs := &recordingObserver{}
+	p := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 2, PerZone: true, Observer: obs})
+
+	clusters := append(fleet(0, 3, "east"), fleet(3, 0, "west")...)
+	states := p.Observe(clusters)
+	if len(states) != 2 || states[0].Zone != "east" || states[1].Zone != "west" {
+		t.Fatalf("%+v", states)
+	}
+	// A dead zone in a live fleet still evicts at the normal rate: its
+	// workloads have somewhere to go.
+	if states[0].Mode != DisruptionFull || states[0].Rate != 10 || states[1].Mode != DisruptionNormal {
+		t.Fatalf("%+v", states)
+	}
+	if len(obs.changes) != 1 || obs.changes[0].Zone != "east" {
+		t.Fatalf("events %+v", obs.changes)
+	}
+	// Separate buckets.
+	if !p.TryAccept("east") || !p.TryAccept("east") || p.TryAccept("east") {
+		t.Fatal("east burst")
+	}
+	if !p.TryAccept("west") {
+		t.Fatal("west drained by east")
+	}
+	if obs.accepted != 3 {
+		t.Fatalf("accepted events %d", obs.accepted)
+	}
+	// The whole fleet down: every zone stops.
+	states = p.Observe(append(fleet(0, 3, "east"), fleet(0, 3, "west")...))
+	for _, s := range states {
+		if s.Mode != DisruptionFull || s.Rate != 0 {
+			t.Fatalf("%+v", s)
+		}
+	}
+	clk.Step(time.Hour)
+	if p.TryAccept("east") || p.TryAccept("west") {
+		t.Fatal("eviction accepted with the whole fleet down")
+	}
+	// Same observation again: nothing changed.
+	for _, s := range p.Observe(append(fleet(0, 3, "east"), fleet(0, 3, "west")...)) {
+		if s.Changed {
+			t.Fatalf("%+v", s)
+		}
+	}
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// CampaignConfig sizes a campaign of randomized fault schedules.
+type CampaignConfig struct {
+	// Schedules is how many random scenarios run.
+	Schedules int
+	// FirstSeed seeds the first scenario; scenario i uses FirstSeed+i, so
+	// any one of them can be replayed alone.
+	FirstSeed int64
+	// Duration of each scenario; zero means one hour.
+	Duration time.Duration
+	// Library, when set, alters the library wiring of every run.
+	Library func(*Library)
+	// Progress, when set, is called after each schedule.
+	Progress func(done, total int)
+}
+
+// CampaignResult is what a campaign found.
+type CampaignResult struct {
+	Schedules  int
+	Steps      int
+	Evictions  int
+	Restarts   int
+	Violations []Violation
+	// FailingScenario is the YAML of the first schedule that violated an
+	// invariant, ready to replay with -scenario.
+	FailingScenario []byte
+}
+
+// RunCampaign runs cfg.Schedules random scenarios and checks the invariants
+// after every step of each. Schedules run on every available core; the
+// result does not depend on how they were spread.
+func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
+	type outcome struct {
+		stats      Stats
+		violations []Violation
+		yaml       []byte
+		err        error
+	}
+	outcomes := make([]outcome, cfg.Schedules)
+	workers := max(1, min(runtime.GOMAXPROCS(0), cfg.Schedules))
+	var next atomic.Int64
+	var done atomic.Int64
+	var progressMu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= cfg.Schedules {
+					return
+				}
+				o := &outcomes[i]
+				seed := cfg.FirstSeed + int64(i)
+				data := RandomScenario(seed, cfg.Duration)
+				sc, err := ParseScenario(fmt.Sprintf("campaign-%d.yaml", seed), data)
+				if err != nil {
+					o.err = fmt.Errorf("generated scenario %d does not parse: %w", seed, err)
+					continue
+				}
+				e, err := NewEngine(sc, Options{Library: cfg.Library})
+				if err != nil {
+					o.err = err
+					continue
+				}
+				e.Timeline().Quiet = true
+				o.violations = e.Run()
+				o.stats = e.Stats()
+				if len(o.violations) > 0 {
+					o.yaml = data
+				}
+				n := int(done.Add(1))
+				if cfg.Progress != nil {
+					progressMu.Lock()
+					cfg.Progress(n, cfg.Schedules)
+					progressMu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var res CampaignResult
+	for _, o := range outcomes {
+		if o.err != nil {
+			return res, o.err
+		}
+		res.Schedules++
+		res.Steps += o.stats.Steps
+		res.Evictions += o.stats.Evictions
+		res.Restarts += o.stats.Restarts
+		if len(o.violations) > 0 && res.FailingScenario == nil {
+			res.FailingScenario = o.yaml
+		}
+		res.Violations = append(res.Violations, o.violations...)
+	}
+	return res, nil
+}
+
+// RandomScenario writes a random but valid scenario for seed: a few zones
+// of clusters, workloads with random placements and policies, and a fault
+// schedule mixing outages, flapping, partitions, zone and fleet outages,
+// workload failures, controller restarts and deletions.
+func RandomScenario(seed int64, duration time.Duration) []byte {
+	if duration <= 0 {
+		duration = time.Hour
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0xc0ffee))
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: campaign-%d\nseed: %d\nduration: %s\nstep: 10s\n", seed, seed, duration)
+	fmt.Fprintf(&b, "settings:\n  evictionTimeout: %dm\n  defaultTolerationSeconds: %d\n  gracefulEvictionTimeout: %dm\n  cancelOnRecovery: %v\n",
+		1+r.IntN(5), 30*r.IntN(6), 2+r.IntN(9), r.IntN(2) == 0)
+	zones := []string{"east", "west", "south"}[:2+r.IntN(2)]
+	nClusters := 3 + r.IntN(5)
+	var clusters []string
+	b.WriteString("clusters:\n")
+	for i := 0; i < nClusters; i++ {
+		name := fmt.Sprintf("c%d", i)
+		clusters = append(clusters, name)
+		mode := "Push"
+		if r.IntN(3) == 0 {
+			mode = "Pull"
+		}
+		fmt.Fprintf(&b, "  - {name: %s, zone: %s, syncMode: %s}\n", name, zones[i%len(zones)], mode)
+	}
+	nWorkloads := 2 + r.IntN(5)
+	var workloads []string
+	b.WriteString("workloads:\n")
+	for i := 0; i < nWorkloads; i++ {
+		name := fmt.Sprintf("w%d", i)
+		workloads = append(workloads, name)
+		writeRandomWorkload(&b, r, name, clusters)
+	}
+	b.WriteString("faults:\n")
+	nFaults := 1 + r.IntN(6)
+	minutes := int(duration / time.Minute)
+	for i := 0; i < nFaults; i++ {
+		at := 1 + r.IntN(max(1, minutes*2/3))
+		dur := 1 + r.IntN(30)
+		c := clusters[r.IntN(len(clusters))]
+		switch k := r.IntN(20); {
+		case k < 6:
+			fmt.Fprintf(&b, "  - {at: %dm, type: outage, cluster: %s, for: %dm}\n", at, c, dur)
+		case k < 8:
+			fmt.Fprintf(&b, "  - {at: %dm, type: notReady, cluster: %s, for: %dm}\n", at, c, dur)
+		case k < 10:
+			fmt.Fprintf(&b, "  - {at: %dm, type: partition, cluster: %s, for: %dm}\n", at, c, dur)
+		case k < 11:
+			fmt.Fprintf(&b, "  - {at: %dm, type: flap, cluster: %s, period: %ds, for: %dm}\n", at, c, 20+10*r.IntN(12), dur)
+		case k < 12:
+			fmt.Fprintf(&b, "  - {at: %dm, type: zoneOutage, zone: %s, for: %dm}\n", at, zones[r.IntN(len(zones))], dur)
+		case k < 14:
+			fmt.Fprintf(&b, "  - {at: %dm, type: fleetOutage, for: %dm}\n", at, dur)
+		case k < 17:
+			fmt.Fprintf(&b, "  - {at: %dm, type: workloadUnhealthy, workload: %s, cluster: %s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], c, dur)
+		case k < 19:
+			fmt.Fprintf(&b, "  - {at: %dm, type: restart}\n", at)
+		default:
+			fmt.Fprintf(&b, "  - {at: %dm, type: deleteWorkload, workload: %s}\n", at, workloads[r.IntN(len(workloads))])
+		}
+	}
+	return []byte(b.String())
+}
+
+func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters []string) {
+	kinds := []string{"Deployment", "StatefulSet", "FlinkDeployment"}
+	kind := kinds[r.IntN(len(kinds))]
+	fmt.Fprintf(b, "  - name: %s\n    kind: %s\n    replicas: %d\n", name, kind, 1+r.IntN(6))
+	if kind == "FlinkDeployment" {
+		fmt.Fprintf(b, "    state: {jobId: %016x}\n", r.Uint64())
+	}
+	b.WriteString("    placement:\n")
+	if r.IntN(2) == 0 {
+		var names []string
+		for _, c := range clusters {
+			if r.IntN(3) > 0 {
+				names = append(names, c)
+			}
+		}
+		if len(names) > 0 {
+			fmt.Fprintf(b, "      clusterAffinity: {clusterNames: [%s]}\n", strings.Join(names, ", "))
+		}
+	}
+	divided := kind != "FlinkDeployment" && r.IntN(3) == 0
+	if divided {
+		b.WriteString("      replicaScheduling: {replicaSchedulingType: Divided}\n")
+	} else {
+		maxG := 1 + r.IntN(3)
+		minG := 1 + r.IntN(maxG)
+		if kind == "FlinkDeployment" {
+			minG, maxG = 1, 1
+		}
+		fmt.Fprintf(b, "      spreadConstraints: [{spreadByField: cluster, minGroups: %d, maxGroups: %d}]\n", minG, maxG)
+	}
+	if r.IntN(4) == 0 {
+		fmt.Fprintf(b, "      clusterTolerations: [{key: cluster.karmada.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: %d}]\n", 30*r.IntN(10))
+	}
+	if r.IntN(5) == 0 {
+		fmt.Fprintf(b, "    suspension: {dispatchingOnClusters: {clusterNames: [%s]}}\n", clusters[r.IntN(len(clusters))])
+	}
+	modes := []string{"Directly", "Gracefully", "Never"}
+	b.WriteString("    failover:\n")
+	cm := modes[r.IntN(3)]
+	fmt.Fprintf(b, "      cluster:\n        purgeMode: %s\n", cm)
+	if cm == "Gracefully" {
+		fmt.Fprintf(b, "        gracePeriodSeconds: %d\n", 60*(1+r.IntN(10)))
+	}
+	if kind == "FlinkDeployment" {
+		b.WriteString("        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: \"{ .jobStatus.jobId }\"}]}\n")
+	}
+	if r.IntN(2) == 0 {
+		am := modes[r.IntN(2)]
+		fmt.Fprintf(b, "      application:\n        decisionConditions: {tolerationSeconds: %d}\n        purgeMode: %s\n        blockPredecessorSeconds: %d\n",
+			30*r.IntN(8), am, []int{0, 300, 600, 1800}[r.IntN(4)])
+		if r.IntN(2) == 0 {
+			fmt.Fprintf(b, "        preConditions: {delaySeconds: %d}\n", 60*r.IntN(5))
+		}
+	}
+}
+
+func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int {
+	seed := cfg.seed
+	if seed == 0 {
+		seed = 1
+	}
+	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed}
+	var bar *progressBar
+	if showProgress {
+		bar = newProgressBar(stderr, "campaign")
+		cc.Progress = bar.update
+	}
+	started := time.Now()
+	res, err := RunCampaign(cc)
+	if bar != nil {
+		bar.done()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "fleetsim:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "campaign: %d schedules (seeds %d..%d), %d steps, %d evictions, %d controller restarts, %d violations, in %s\n",
+		res.Schedules, seed, seed+int64(res.Schedules)-1, res.Steps, res.Evictions, res.Restarts, len(res.Violations), time.Since(started).Round(time.Millisecond))
+	if len(res.Violations) == 0 {
+		return 0
+	}
+	for i, v := range res.Violations {
+		if i == 10 {
+			fmt.Fprintf(stdout, "  ... %d more\n", len(res.Violations)-10)
+			break
+		}
+		fmt.Fprintf(stdout, "  %v\n", v)
+	}
+	if cfg.report != "" {
+		if err := os.MkdirAll(cfg.report, 0o755); err == nil {
+			p := filepath.Join(cfg.report, "failing-scenario.yaml")
+			if os.WriteFile(p, res.FailingScenario, 0o644) == nil {
+				fmt.Fprintf(stdout, "  replay: go run ./examples/fleetsim -scenario %s\n", p)
+			}
+		}
+	} else {
+		fmt.Fprintf(stdout, "  replay the first failing schedule: go run ./examples/fleetsim -campaign 1 -seed %d -report DIR\n", res.Violations[0].Seed)
+	}
+	return 1
+}

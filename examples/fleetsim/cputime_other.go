@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+// processCPUTime is not available on this platform.
+func processCPUTime() (time.Duration, bool) { return 0, false }

@@ -1,0 +1,479 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/suspension"
+)
+
+func mustParse(t *testing.T, data string) *Scenario {
+	t.Helper()
+	sc, err := ParseScenario("test.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+func runEmbedded(t *testing.T) *Engine {
+	t.Helper()
+	sc, err := ParseScenario("scenario.yaml", embeddedScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(sc, Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("embedded scenario violates invariants: %v", v)
+	}
+	return e
+}
+
+func TestEmbeddedScenarioOutcomes(t *testing.T) {
+	e := runEmbedded(t)
+	sum := e.Summarize()
+
+	if len(sum.Outages) != 1 {
+		t.Fatalf("want the one outage of east-1, got %+v", sum.Outages)
+	}
+	o := sum.Outages[0]
+	// Push cluster, failure threshold 30 s: Ready=False 30 s after the fault;
+	// NoExecute 5 min later; the default toleration (60 s in the scenario)
+	// then runs out.
+	if o.Cluster != "east-1" || o.Detected != 30*time.Second || o.Tainted != 30*time.Second {
+		t.Errorf("detection: %+v", o)
+	}
+	if o.NoExecute != 5*time.Minute+30*time.Second || o.FirstEviction != 6*time.Minute+30*time.Second {
+		t.Errorf("NoExecute at %s, first eviction at %s", o.NoExecute, o.FirstEviction)
+	}
+	if strings.Join(o.Affected, ",") != "api,flink,web" {
+		t.Errorf("affected %v", o.Affected)
+	}
+	// flink (Directly) waits for its unreachable old copy until the escape
+	// (10 min after its task), then starts and becomes healthy.
+	if o.HealthyAgain < o.FirstEviction+eviction.DefaultDirectlyEscapeTimeout || o.HealthyAgain > o.FirstEviction+eviction.DefaultDirectlyEscapeTimeout+time.Minute {
+		t.Errorf("healthy again at %s", o.HealthyAgain)
+	}
+
+	if len(sum.States) != 1 {
+		t.Fatalf("state reports %+v", sum.States)
+	}
+	st := sum.States[0]
+	if st.Workload != "flink" || st.Original != "e6fdb5c0997c11b0c62d796b3df25e86" || st.Injected != st.Original || !st.Resumed || st.Cluster == "east-1" {
+		t.Errorf("flink state not carried: %+v", st)
+	}
+	if len(sum.Suspended) != 1 || sum.Suspended[0] != "web -> west-2" {
+		t.Errorf("suspended %v", sum.Suspended)
+	}
+	if e.dispatchedTo("web", "west-2") {
+		t.Error("web was dispatched to the suspended cluster west-2")
+	}
+	if sum.Stats.Restarts != 1 {
+		t.Errorf("restarts %d", sum.Stats.Restarts)
+	}
+
+	// Divided 1:2 moves all 6 replicas to west-1 (seed 002's example).
+	api := e.wByName["api"]
+	if placementKey(api.targets) != "[west-1=6]" {
+		t.Errorf("api placement %s", placementKey(api.targets))
+	}
+	// checkout failed over on its own health and stays off south-1 for its
+	// 30 min block window.
+	checkout := e.wByName["checkout"]
+	if checkout.isTarget("south-1") || len(checkout.targets) != 1 {
+		t.Errorf("checkout targets %v", checkout.targets)
+	}
+	if _, ok := e.tl.first(0, func(ev Event) bool {
+		return ev.Kind == EvEvict && ev.Workload == "checkout" && strings.Contains(ev.Detail, "ApplicationFailure")
+	}); !ok {
+		t.Error("checkout was not evicted by application failover")
+	}
+	// Each old copy was deleted once its cluster could be reached again.
+	for _, w := range []string{"web", "api", "flink"} {
+		if e.wByName[w].copies[e.byName["east-1"].idx] != nil {
+			t.Errorf("%s still has a copy on east-1", w)
+		}
+	}
+}
+
+func TestEmbeddedScenarioIsReproducible(t *testing.T) {
+	a, b := runEmbedded(t), runEmbedded(t)
+	var ta, tb bytes.Buffer
+	if err := a.Timeline().Render(&ta); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Timeline().Render(&tb); err != nil {
+		t.Fatal(err)
+	}
+	if ta.String() != tb.String() {
+		t.Error("two runs of the same scenario and seed differ")
+	}
+}
+
+func TestEngineStepsTheFakeClock(t *testing.T) {
+	sc := mustParse(t, "duration: 1m\nstep: 15s\nclusters: [{name: a, zone: z}]\n")
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Now().Equal(simEpoch) {
+		t.Fatalf("starts at %s", e.Now())
+	}
+	var seen []int
+	e.opts.Progress = func(step, total int) {
+		if total != 4 {
+			t.Errorf("total %d", total)
+		}
+		seen = append(seen, step)
+	}
+	e.Run()
+	if e.Elapsed() != time.Minute || len(seen) != 4 || seen[3] != 4 {
+		t.Errorf("elapsed %s, progress %v", e.Elapsed(), seen)
+	}
+}
+
+func TestTimelineRender(t *testing.T) {
+	tl := &Timeline{Events: []Event{
+		{At: 90 * time.Second, Kind: EvFault, Cluster: "east-1", Detail: "outage east-1"},
+		{At: time.Hour + 2*time.Minute + 3*time.Second, Kind: EvEvict, Cluster: "east-1", Workload: "web", Detail: "evicted"},
+		{At: 2 * time.Hour, Kind: EvRestart, Detail: "restart"},
+	}}
+	var b bytes.Buffer
+	if err := tl.Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"sim time   event      subject     detail\n" +
+		"+00:01:30  fault      east-1      outage east-1\n" +
+		"+01:02:03  evict      web@east-1  evicted\n" +
+		"+02:00:00  restart    fleet       restart\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestTimelineQuietKeepsViolationsOnly(t *testing.T) {
+	sc := mustParse(t, validHead)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.tl.Quiet = true
+	e.tl.add(e, EvFault, "a", "", "x")
+	e.inv.violate(InvNoPanic, "a", "", "boom")
+	if len(e.tl.Events) != 1 || e.tl.Events[0].Kind != EvViolation {
+		t.Errorf("events %+v", e.tl.Events)
+	}
+}
+
+// fleetOutage: every cluster goes down long enough for the NoExecute taints
+// and tolerations to run out.
+const fleetOutage = `name: fleet-outage
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z2}
+  - {name: c, zone: z3}
+workloads:
+  - {name: w, kind: Deployment, replicas: 2, placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}}
+faults:
+  - {at: 5m, type: fleetOutage, for: 20m}
+`
+
+func TestFleetOutageEvictsNothing(t *testing.T) {
+	e, err := NewEngine(mustParse(t, fleetOutage), Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if e.Stats().Evictions != 0 {
+		t.Errorf("%d evictions during a fleet-wide outage", e.Stats().Evictions)
+	}
+	if _, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvPacer && strings.Contains(ev.Detail, "FullDisruption") }); !ok {
+		t.Error("the pacer never reported FullDisruption")
+	}
+}
+
+// alwaysAccept is a broken pacer: it ignores the disruption mode.
+type alwaysAccept struct{ pacerSeam }
+
+func (alwaysAccept) TryAccept(string) bool { return true }
+
+func TestBrokenPacerIsCaught(t *testing.T) {
+	e, err := NewEngine(mustParse(t, fleetOutage), Options{Library: func(l *Library) {
+		l.Pacer = alwaysAccept{l.Pacer}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Run()
+	if len(v) == 0 || v[0].Invariant != InvNoFullOutageEvict {
+		t.Fatalf("want a %s violation, got %v", InvNoFullOutageEvict, v)
+	}
+	msg := v[0].Error()
+	for _, part := range []string{"step ", "sim time +00:", "seed ", "w@"} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("violation %q does not name %q", msg, part)
+		}
+	}
+}
+
+// appFailover: the workload fails on its cluster; the policy keeps it away
+// from there for 30 minutes, but only two clusters exist.
+const appFailover = `name: app-failover
+duration: 60m
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z2}
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 2
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+    failover:
+      application:
+        decisionConditions: {tolerationSeconds: 30}
+        purgeMode: Gracefully
+        blockPredecessorSeconds: 1800
+faults:
+  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 3m}
+  - {at: 10m, type: workloadUnhealthy, workload: w, cluster: b}
+`
+
+func TestApplicationFailoverRespectsBlockWindow(t *testing.T) {
+	e, err := NewEngine(mustParse(t, appFailover), Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	// w left a at 2m30s and b at 10m30s; a stays blocked until 32m30s,
+	// so w returns to a only after that.
+	back, ok := e.tl.first(11*time.Minute, func(ev Event) bool { return ev.Kind == EvDispatch && ev.Workload == "w" && ev.Cluster == "a" })
+	if !ok {
+		t.Fatal("w never returned to a")
+	}
+	if back.At < 32*time.Minute+30*time.Second {
+		t.Errorf("w returned to a at %s, inside its block window", formatSimTime(back.At))
+	}
+}
+
+func TestBrokenEvictionHistoryIsCaught(t *testing.T) {
+	e, err := NewEngine(mustParse(t, appFailover), Options{Library: func(l *Library) {
+		// Ignores the block window: every cluster is always allowed.
+		l.Blocked = func(eviction.EvictionHistory, string, *int32, time.Time) bool { return false }
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Run()
+	if len(v) == 0 || v[0].Invariant != InvNoBlockedReturn || v[0].Cluster != "a" {
+		t.Fatalf("want a %s violation on a, got %v", InvNoBlockedReturn, v)
+	}
+}
+
+// forgetfulHealth is a broken restart: Import drops the debounce state.
+type forgetfulHealth struct{ clusterHealthSeam }
+
+func (forgetfulHealth) Import([]byte) error { return nil }
+
+func TestRestartThatLosesCountdownsIsCaught(t *testing.T) {
+	sc := mustParse(t, `name: restart
+duration: 20m
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+faults:
+  - {at: 1m, type: outage, cluster: a}
+  - {at: 1m20s, type: restart}
+`)
+	e, err := NewEngine(sc, Options{Library: func(l *Library) {
+		l.ClusterHealth = forgetfulHealth{l.ClusterHealth}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Run()
+	if len(v) == 0 || v[0].Invariant != InvRestartCountdowns {
+		t.Fatalf("want a %s violation, got %v", InvRestartCountdowns, v)
+	}
+	// The same scenario with the library's export/import keeps every countdown.
+	e, err = NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations with the real tracker: %v", v)
+	}
+}
+
+func TestSuspendedWorkloadIsNeverDispatched(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: delete
+duration: 30m
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    suspension: {dispatching: true}
+faults:
+  - {at: 1m, type: partition, cluster: b, for: 5m}
+  - {at: 2m, type: deleteWorkload, workload: w}
+`), Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if e.Stats().Dispatches != 0 {
+		t.Errorf("%d dispatches of a suspended workload", e.Stats().Dispatches)
+	}
+}
+
+func TestDeletionRemovesCopiesOfSuspendedWorkload(t *testing.T) {
+	sc := mustParse(t, `name: delete
+duration: 30m
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+faults:
+  - {at: 1m, type: partition, cluster: b, for: 5m}
+  - {at: 2m, type: deleteWorkload, workload: w}
+`)
+	e, err := NewEngine(sc, Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Suspend dispatching after the copies exist: deletion must still go.
+	susp := true
+	e.wByName["w"].spec.Suspend = suspensionAll(&susp)
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	for ci, cp := range e.wByName["w"].copies {
+		if cp != nil {
+			t.Errorf("copy left on %s", e.clusters[ci].name)
+		}
+	}
+	del, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Cluster == "b" })
+	if !ok || del.At != 6*time.Minute {
+		t.Errorf("the copy on the partitioned cluster b was deleted at %v (ok=%v), want when b became reachable at +6m", del.At, ok)
+	}
+}
+
+func TestRunCLI(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(nil, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut.String())
+	}
+	for _, want := range []string{"TIMELINE", "SUMMARY", "time to detect", "state carried: flink", "web -> west-2 never dispatched", "0 violations"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if errOut.Len() != 0 {
+		t.Errorf("progress bar drawn on a non-terminal: %q", errOut.String())
+	}
+}
+
+func TestRunCLIBadScenario(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(p, []byte("clusters:\n  - {name: a, zone: z}\n  - {name: b}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-scenario", p}, &out, &errOut); code != 2 {
+		t.Fatalf("exit %d", code)
+	}
+	want := p + ":3: clusters[1].zone: must not be empty"
+	if !strings.HasPrefix(errOut.String(), want) {
+		t.Errorf("stderr %q, want prefix %q", errOut.String(), want)
+	}
+	if code := run([]string{"-scenario", filepath.Join(dir, "missing.yaml")}, &out, &errOut); code != 2 {
+		t.Errorf("missing file: exit %d", code)
+	}
+	if code := run([]string{"-nosuchflag"}, io.Discard, io.Discard); code != 2 {
+		t.Errorf("bad flag: exit %d", code)
+	}
+}
+
+func TestReportWritesMarkdownAndValidSVG(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if code := run([]string{"-report", dir, "-quiet", "-progress"}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# fleetsim report: embedded", "![timeline](timeline.svg)", "| +00:16:30 | evict | flink@east-1 |"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "timeline.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	rects, texts := 0, map[string]bool{}
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("timeline.svg is not well-formed XML: %v", err)
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			if el.Name.Local == "rect" {
+				rects++
+			}
+		case xml.CharData:
+			texts[strings.TrimSpace(string(el))] = true
+		}
+	}
+	for _, lane := range []string{"east-1 (east)", "south-1 (south)", "web", "flink", "Ready=False", "taint NoExecute"} {
+		if !texts[lane] {
+			t.Errorf("SVG has no %q label", lane)
+		}
+	}
+	if rects < 20 {
+		t.Errorf("only %d rects", rects)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgressBar(&b, "x")
+	p.width = 10
+	p.update(1, 4)
+	p.update(1, 4) // same percentage: not redrawn
+	p.update(4, 4)
+	p.done()
+	want := "\rx [##........]  25% (1/4)\rx [##########] 100% (4/4)\n"
+	if b.String() != want {
+		t.Errorf("got %q want %q", b.String(), want)
+	}
+}
+
+func suspensionAll(b *bool) *suspension.Suspension { return &suspension.Suspension{Dispatching: b} }

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/preservation"
+)
+
+// newLibrary wires the library packages the way a controller would, with
+// the scenario's settings and the engine's fake clock.
+func newLibrary(e *Engine) Library {
+	st := e.sc.Settings
+	taintCfg := failover.ClusterTaintConfig{
+		NoExecuteAfterTimeout: *st.NoExecuteTaints,
+		EvictionTimeout:       st.EvictionTimeout.D(),
+	}
+	planner := failover.ClusterFailoverPlanner{Defaults: failover.ClusterFailoverDefaults{
+		PurgeMode:          st.ClusterPurgeMode,
+		GracePeriodSeconds: int32(st.GracefulEvictionTimeout.D() / time.Second),
+	}}
+	return Library{
+		ClusterHealth: newHealthAdapter(e),
+		Taints: func(cond metav1.Condition, existing []corev1.Taint, now time.Time) ([]corev1.Taint, time.Time) {
+			diff, _ := failover.ComputeClusterTaints(taintCfg, []metav1.Condition{cond}, existing, now)
+			return diff.Result, diff.NextCheck
+		},
+		Planner:     planner.Plan,
+		AppDetector: newAppDetector(e),
+		Pacer: &pacerAdapter{p: eviction.NewPacer(eviction.PacerConfig{
+			Clock: e.clock,
+			Rate:  st.EvictionsPerSecond,
+			Burst: max(1, int(st.EvictionsPerSecond)),
+		})},
+		State:     &stateAdapter{injector: preservation.Injector{Enabled: *st.StatefulInjection}, rules: map[string]*preservation.Rules{}},
+		Placement: newPlacement(),
+		Interpret: func(obj *unstructured.Unstructured) health.Status {
+			return e.registry.Interpret(obj).Status
+		},
+		Assess: eviction.Assess,
+	}
+}
+
+// healthAdapter feeds probes and leases to failover's ClusterHealthTracker.
+type healthAdapter struct {
+	e *Engine
+	t failover.ClusterHealthTracker
+}
+
+func newHealthAdapter(e *Engine) *healthAdapter {
+	st := e.sc.Settings
+	t := failover.NewClusterHealthTracker(e.clock, failover.ClusterHealthConfig{
+		FailureThreshold:   st.FailureThreshold.D(),
+		SuccessThreshold:   st.SuccessThreshold.D(),
+		MonitorGracePeriod: st.MonitorGracePeriod.D(),
+		StartupGracePeriod: st.StartupGracePeriod.D(),
+	})
+	for _, c := range e.sc.Clusters {
+		mode := failover.ClusterSyncModePush
+		if c.SyncMode == "Pull" {
+			mode = failover.ClusterSyncModePull
+		}
+		t.Register(c.Name, mode)
+	}
+	return &healthAdapter{e: e, t: t}
+}
+
+func (h *healthAdapter) Observe(cluster string, pull bool, p probeResult) readiness {
+	var cond metav1.Condition
+	var err error
+	if pull {
+		// The agent renews its lease and posts status only while it can
+		// reach the control plane.
+		if p.Heard {
+			if err = h.t.ObserveLease(cluster, h.e.Now()); err == nil {
+				_, err = h.t.ObserveProbe(cluster, failover.ProbeResult{Reachable: true, Healthy: p.HealthOK})
+			}
+		}
+		cond, _ = h.t.Ready(cluster)
+	} else {
+		cond, err = h.t.ObserveProbe(cluster, failover.ProbeResult{Reachable: p.Reachable, Healthy: p.HealthOK})
+	}
+	if err != nil || cond.Status == "" {
+		return readiness{Status: metav1.ConditionTrue, Reason: failover.ReasonClusterReady}
+	}
+	return readiness{Status: cond.Status, Reason: cond.Reason}
+}
+
+// Export persists the tracker state as JSON, the way a controller would
+// keep it on the Cluster objects.
+func (h *healthAdapter) Export() ([]byte, error) { return json.Marshal(h.t.ExportAll()) }
+
+func (h *healthAdapter) Import(data []byte) error {
+	var all map[string]failover.ClusterHealthState
+	if err := json.Unmarshal(data, &all); err != nil {
+		return err
+	}
+	for name, s := range all {
+		if err := h.t.Import(name, s); err != nil {
+			return fmt.Errorf("cluster %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// pacerAdapter drives eviction's fleet-wide Pacer.
+type pacerAdapter struct {
+	p    eviction.Pacer
+	mode eviction.DisruptionMode
+}
+
+func (a *pacerAdapter) Observe(views []eviction.ClusterHealthView) {
+	states := a.p.Observe(views)
+	if len(states) > 0 {
+		a.mode = states[0].Mode
+	}
+}
+func (a *pacerAdapter) TryAccept(zone string) bool { return a.p.TryAccept(zone) }
+func (a *pacerAdapter) Mode() string {
+	if a.mode == "" {
+		return string(eviction.DisruptionNormal)
+	}
+	return string(a.mode)
+}
+
+// stateAdapter compiles each workload's rules once and extracts from the
+// raw collected status; injection picks the state through preservation's
+// carrier rules.
+type stateAdapter struct {
+	injector preservation.Injector
+	rules    map[string]*preservation.Rules
+}
+
+func (s *stateAdapter) Extract(w *workload, raw []byte, app bool) (map[string]string, error) {
+	key := w.name() + "/cluster"
+	sp := (*preservation.StatePreservation)(nil)
+	if fb := w.spec.Failover; fb != nil {
+		if app && fb.Application != nil {
+			sp, key = fb.Application.StatePreservation, w.name()+"/application"
+		} else if !app && fb.Cluster != nil {
+			sp = fb.Cluster.StatePreservation
+		}
+	}
+	if sp == nil {
+		return nil, nil
+	}
+	r, ok := s.rules[key]
+	if !ok {
+		var err error
+		if r, err = preservation.Compile(sp.Rules); err != nil {
+			return nil, err
+		}
+		s.rules[key] = r
+	}
+	return r.ExtractFromJSON(raw)
+}
+
+func (s *stateAdapter) Inject(tasks []eviction.GracefulEvictionTask, cluster string) map[string]string {
+	if !s.injector.Enabled {
+		return nil
+	}
+	carriers := make([]preservation.Carrier, 0, len(tasks))
+	for i := range tasks {
+		t := &tasks[i]
+		c := preservation.Carrier{FromCluster: t.FromCluster, ClustersBeforeFailover: t.ClustersBeforeFailover, State: t.PreservedLabelState}
+		if t.CreationTimestamp != nil {
+			c.CreatedAt = t.CreationTimestamp.Time
+		}
+		carriers = append(carriers, c)
+	}
+	state, _ := preservation.StateFor(cluster, carriers)
+	return state
+}

@@ -1,0 +1,155 @@
+// Command fleetsim runs a simulated fleet of clusters through outages,
+// partitions, flapping and workload failures, driving the fleetover library
+// exactly as a multi-cluster controller would, on a simulated clock. It
+// prints a timeline and a summary, can write a report with an SVG timeline,
+// and checks the library's invariants after every step.
+//
+//	go run ./examples/fleetsim                      # the embedded scenario
+//	go run ./examples/fleetsim -scenario my.yaml -report out/
+//	go run ./examples/fleetsim -campaign 1000       # randomized fault schedules
+//	go run ./examples/fleetsim -scale               # 1,000 clusters, 1,000,000 workloads
+//
+// See docs/simulator.md for the scenario format.
+package main
+
+import (
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+//go:embed scenario.yaml
+var embeddedScenario []byte
+
+// config is the parsed command line.
+type config struct {
+	scenario  string
+	report    string
+	seed      int64
+	campaign  int
+	progress  bool
+	quiet     bool
+	scale     bool
+	clusters  int
+	workloads int
+	failPct   int
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit code (0 ok, 1 an
+// invariant was violated, 2 bad usage or input).
+func run(args []string, stdout, stderr io.Writer) int {
+	var cfg config
+	fs := flag.NewFlagSet("fleetsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
+	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
+	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
+	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules instead of a scenario")
+	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
+	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
+	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
+	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
+	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fleetsim: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	showProgress := cfg.progress || isTerminal(stderr)
+	switch {
+	case cfg.scale:
+		return runScale(cfg, stdout, stderr, showProgress)
+	case cfg.campaign > 0:
+		return runCampaignCmd(cfg, stdout, stderr, showProgress)
+	}
+	return runScenario(cfg, stdout, stderr, showProgress)
+}
+
+func loadScenario(path string) (*Scenario, error) {
+	if path == "" {
+		return ParseScenario("scenario.yaml (embedded)", embeddedScenario)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	return ParseScenario(path, data)
+}
+
+func runScenario(cfg config, stdout, stderr io.Writer, showProgress bool) int {
+	sc, err := loadScenario(cfg.scenario)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	opts := Options{Seed: cfg.seed, KeepGoing: true}
+	var bar *progressBar
+	if showProgress {
+		bar = newProgressBar(stderr, "simulating")
+		opts.Progress = bar.update
+	}
+	started := time.Now()
+	e, err := NewEngine(sc, opts)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	violations := e.Run()
+	elapsed := time.Since(started)
+	if bar != nil {
+		bar.done()
+	}
+	if !cfg.quiet {
+		fmt.Fprintf(stdout, "TIMELINE  scenario %q (%s)\n", sc.Name, sc.Description)
+		if err := e.Timeline().Render(stdout); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 2
+		}
+		fmt.Fprintln(stdout)
+	}
+	sum := e.Summarize()
+	if err := sum.Render(stdout); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "  simulated %s of fleet time in %s of wall time\n", e.Elapsed(), elapsed.Round(time.Millisecond))
+	if cfg.report != "" {
+		if err := writeReport(cfg.report, e, sum); err != nil {
+			fmt.Fprintln(stderr, "fleetsim: report:", err)
+			return 2
+		}
+		fmt.Fprintf(stdout, "  report written to %s (report.md, timeline.svg)\n", cfg.report)
+	}
+	if len(violations) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

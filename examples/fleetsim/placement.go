@@ -1,0 +1,201 @@
+package main
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/scheduling"
+)
+
+// historyView lets scheduling's EvictionHistory filter read a workload's
+// eviction history with the policy's block window.
+type historyView struct {
+	h       eviction.EvictionHistory
+	secs    *int32
+	blocked blockSeam
+}
+
+func (v historyView) BlockedUntil(cluster string, now time.Time) (time.Time, bool) {
+	if v.blocked != nil {
+		return time.Time{}, v.blocked(v.h, cluster, v.secs, now)
+	}
+	until, blocked, forever := v.h.BlockedUntil(cluster, v.secs, now)
+	if forever {
+		until = time.Time{}
+	}
+	return until, blocked
+}
+
+// placement is the simulated scheduler: scheduling's filters decide which
+// clusters are feasible; re-placement keeps the targets on ready clusters
+// and fills the gap.
+type placement struct {
+	filters []scheduling.Filter
+	res     scheduling.Result
+	views   []scheduling.Cluster
+}
+
+func newPlacement() *placement {
+	return &placement{filters: scheduling.DefaultFilters()}
+}
+
+// desiredClusters is how many clusters a Duplicated workload runs on.
+func desiredClusters(e *Engine, w *workload) int {
+	n := len(e.clusters)
+	if w.affinity != nil {
+		n = len(w.affinity)
+	}
+	if w.maxGroups > 0 && !w.byZone {
+		n = min(n, w.maxGroups)
+	}
+	return n
+}
+
+func (p *placement) needsPlacement(e *Engine, w *workload) bool {
+	if w.divided {
+		sum := int32(0)
+		for _, t := range w.targets {
+			sum += t.Replicas
+		}
+		return len(w.targets) == 0 || sum < w.spec.Replicas
+	}
+	return len(w.targets) < desiredClusters(e, w)
+}
+
+// Place returns w's new targets, or nil when nothing changes.
+func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
+	if !p.needsPlacement(e, w) {
+		return nil
+	}
+	now := e.Now()
+	p.views = p.views[:0]
+	for _, c := range e.clusters {
+		if w.affinity != nil && !w.affinity[c.name] {
+			continue
+		}
+		if !c.ready() {
+			continue
+		}
+		p.views = append(p.views, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
+	}
+	sw := &scheduling.Workload{
+		Name:          w.name(),
+		Tolerations:   w.tolerations,
+		EvictionTasks: w.tasks,
+		History:       historyView{h: w.history, secs: w.blockSecs, blocked: e.lib.Blocked},
+		Now:           now,
+	}
+	if w.spec.Suspend != nil {
+		sw.Suspension = w.spec.Suspend
+	}
+	for _, t := range w.targets {
+		sw.Placement = append(sw.Placement, t.Name)
+	}
+	scheduling.RunFiltersInto(&p.res, sw, p.views, p.filters...)
+	feasible := slices.Clone(p.res.Feasible)
+	kept := make([]string, 0, len(w.targets))
+	for _, t := range w.targets {
+		if slices.Contains(feasible, t.Name) {
+			kept = append(kept, t.Name)
+		}
+	}
+	var candidates []string
+	for _, n := range feasible {
+		if !slices.Contains(kept, n) {
+			candidates = append(candidates, n)
+		}
+	}
+	// Deterministic order: clusters in zones the workload does not use yet
+	// first, then by name.
+	usedZones := map[string]bool{}
+	for _, n := range kept {
+		usedZones[e.byName[n].zone] = true
+	}
+	sort.SliceStable(candidates, func(i, j int) bool {
+		zi, zj := usedZones[e.byName[candidates[i]].zone], usedZones[e.byName[candidates[j]].zone]
+		if zi != zj {
+			return !zi
+		}
+		return candidates[i] < candidates[j]
+	})
+	if w.divided {
+		return p.divide(e, w, kept, candidates)
+	}
+	want := desiredClusters(e, w)
+	chosen := slices.Clone(kept)
+	for _, n := range candidates {
+		if len(chosen) >= want {
+			break
+		}
+		chosen = append(chosen, n)
+	}
+	// A spread constraint the fleet cannot satisfy places nothing new.
+	if len(chosen) < max(1, w.minGroups) || len(chosen) == len(w.targets) {
+		return nil
+	}
+	out := make([]eviction.TargetCluster, 0, len(chosen))
+	for _, t := range w.targets {
+		if slices.Contains(chosen, t.Name) {
+			out = append(out, t)
+		}
+	}
+	for _, n := range chosen {
+		if !w.isTarget(n) {
+			out = append(out, eviction.TargetCluster{Name: n})
+		}
+	}
+	return out
+}
+
+// divide keeps the ready targets of a Divided workload and spreads the
+// replicas over them by static weight; a workload with no ready target left
+// is placed on the best candidates.
+func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []eviction.TargetCluster {
+	chosen := kept
+	if len(chosen) == 0 {
+		limit := len(candidates)
+		if w.maxGroups > 0 && !w.byZone {
+			limit = min(limit, w.maxGroups)
+		}
+		chosen = candidates[:limit]
+	}
+	if len(chosen) < max(1, w.minGroups) {
+		return nil
+	}
+	weights := make([]int64, len(chosen))
+	total := int64(0)
+	for i, n := range chosen {
+		weights[i] = 1
+		if v, ok := w.weights[n]; ok {
+			weights[i] = v
+		}
+		total += weights[i]
+	}
+	out := make([]eviction.TargetCluster, len(chosen))
+	assigned := int32(0)
+	type rem struct {
+		i int
+		r int64
+	}
+	rems := make([]rem, len(chosen))
+	for i, n := range chosen {
+		share := int64(w.spec.Replicas) * weights[i]
+		out[i] = eviction.TargetCluster{Name: n, Replicas: int32(share / total)}
+		assigned += out[i].Replicas
+		rems[i] = rem{i, share % total}
+	}
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+	for k := 0; assigned < w.spec.Replicas; k++ {
+		out[rems[k%len(rems)].i].Replicas++
+		assigned++
+	}
+	res := out[:0]
+	for _, t := range out {
+		if t.Replicas > 0 {
+			res = append(res, t)
+		}
+	}
+	return res
+}

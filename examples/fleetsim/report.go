@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// writeReport writes report.md and timeline.svg into dir.
+func writeReport(dir string, e *Engine, sum Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	svg := renderSVG(e)
+	if err := os.WriteFile(filepath.Join(dir, "timeline.svg"), svg, 0o644); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# fleetsim report: %s\n\n", e.sc.Name)
+	if e.sc.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", e.sc.Description)
+	}
+	fmt.Fprintf(&b, "Seed %d, %d clusters, %d workloads, %d faults, %s of fleet time in %s steps.\n\n",
+		sum.Seed, sum.Clusters, sum.Workloads, sum.Faults, sum.SimTime, sum.Step)
+	b.WriteString("![timeline](timeline.svg)\n\n## Summary\n\n```\n")
+	if err := sum.Render(&b); err != nil {
+		return err
+	}
+	b.WriteString("```\n\n## Timeline\n\n| sim time | event | subject | detail |\n|---|---|---|---|\n")
+	for _, ev := range e.tl.Events {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", formatSimTime(ev.At), ev.Kind, subject(ev), strings.ReplaceAll(ev.Detail, "|", "\\|"))
+	}
+	return os.WriteFile(filepath.Join(dir, "report.md"), b.Bytes(), 0o644)
+}
+
+// segment is a stretch of a lane in one state.
+type segment struct {
+	from, to time.Duration
+	state    string
+}
+
+// Colours of the SVG, by state.
+var svgColours = map[string]string{
+	"True":       "#4caf50",
+	"False":      "#e53935",
+	"Unknown":    "#9e9e9e",
+	"NoSchedule": "#fbc02d",
+	"NoExecute":  "#ef6c00",
+}
+
+// renderSVG draws one lane per cluster (Ready state, taints, evictions from
+// it) and one per workload (its placement over time).
+func renderSVG(e *Engine) []byte {
+	const (
+		left   = 150
+		width  = 900
+		laneH  = 26
+		top    = 40
+		fontSz = 11
+	)
+	total := e.Elapsed()
+	if total <= 0 {
+		total = e.sc.Duration.D()
+	}
+	x := func(d time.Duration) float64 { return left + float64(width)*float64(d)/float64(total) }
+	clusterSegs := map[string][]segment{}
+	taintSegs := map[string][]segment{}
+	for _, c := range e.clusters {
+		clusterSegs[c.name] = []segment{{0, total, "True"}}
+		taintSegs[c.name] = nil
+	}
+	for _, ev := range e.tl.Events {
+		switch ev.Kind {
+		case EvReady:
+			segs := clusterSegs[ev.Cluster]
+			segs[len(segs)-1].to = ev.At
+			to := "True"
+			if i := strings.Index(ev.Detail, "-> "); i >= 0 {
+				to = strings.Fields(ev.Detail[i+3:])[0]
+			}
+			clusterSegs[ev.Cluster] = append(segs, segment{ev.At, total, to})
+		case EvTaint:
+			effect := ev.Detail[strings.LastIndex(ev.Detail, ":")+1:]
+			segs := taintSegs[ev.Cluster]
+			if n := len(segs); n > 0 && segs[n-1].to == total {
+				segs[n-1].to = ev.At
+				if segs[n-1].state == "NoExecute" {
+					effect = "NoExecute"
+				}
+			}
+			taintSegs[ev.Cluster] = append(segs, segment{ev.At, total, effect})
+		case EvUntaint:
+			segs := taintSegs[ev.Cluster]
+			if n := len(segs); n > 0 && segs[n-1].to == total {
+				segs[n-1].to = ev.At
+				if strings.HasSuffix(ev.Detail, ":NoExecute") && segs[n-1].state == "NoExecute" {
+					segs = append(segs, segment{ev.At, total, "NoSchedule"})
+				}
+			}
+			taintSegs[ev.Cluster] = segs
+		}
+	}
+	lanes := len(e.clusters) + len(e.workloads)
+	height := top + lanes*laneH + 60
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="%d">`+"\n",
+		left+width+20, height, left+width+20, height, fontSz)
+	fmt.Fprintf(&b, `<title>fleetsim timeline: %s</title>`+"\n", html.EscapeString(e.sc.Name))
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", left+width+20, height)
+	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s: seed %d, %s</text>`+"\n",
+		html.EscapeString(e.sc.Name), e.seed, total)
+	// Hour / ten-minute grid.
+	tick := 10 * time.Minute
+	if total > 6*time.Hour {
+		tick = time.Hour
+	}
+	for t := time.Duration(0); t <= total; t += tick {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e0e0e0"/>`+"\n", x(t), top-6, x(t), top+lanes*laneH)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#616161">%s</text>`+"\n", x(t), top+lanes*laneH+14, formatSimTime(t))
+	}
+	// Fault markers.
+	for _, ev := range e.tl.Events {
+		if ev.Kind == EvFault || ev.Kind == EvRestart || ev.Kind == EvViolation {
+			colour := "#3949ab"
+			if ev.Kind == EvViolation {
+				colour = "#d50000"
+			}
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="3,3"><title>%s %s</title></line>`+"\n",
+				x(ev.At), top-6, x(ev.At), top+lanes*laneH, colour, formatSimTime(ev.At), html.EscapeString(ev.Detail))
+		}
+	}
+	for i, c := range e.clusters {
+		y := top + i*laneH
+		fmt.Fprintf(&b, `<text x="10" y="%d">%s (%s)</text>`+"\n", y+15, html.EscapeString(c.name), html.EscapeString(c.zone))
+		for _, s := range clusterSegs[c.name] {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>Ready=%s %s..%s</title></rect>`+"\n",
+				x(s.from), y+2, max(0.5, x(s.to)-x(s.from)), laneH-12, svgColours[s.state], s.state, formatSimTime(s.from), formatSimTime(s.to))
+		}
+		for _, s := range taintSegs[c.name] {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="6" fill="%s"><title>taint %s %s..%s</title></rect>`+"\n",
+				x(s.from), y+laneH-10, max(0.5, x(s.to)-x(s.from)), svgColours[s.state], s.state, formatSimTime(s.from), formatSimTime(s.to))
+		}
+		for _, ev := range e.tl.Events {
+			if ev.Kind == EvEvict && ev.Cluster == c.name && strings.HasPrefix(ev.Detail, "evicted") {
+				px := x(ev.At)
+				fmt.Fprintf(&b, `<path d="M %.1f %d l -4 -7 h 8 z" fill="#000000"><title>%s evicted %s: %s</title></path>`+"\n",
+					px, y+2, formatSimTime(ev.At), html.EscapeString(ev.Workload), html.EscapeString(ev.Detail))
+			}
+		}
+	}
+	palette := []string{"#bbdefb", "#c8e6c9", "#ffe0b2", "#e1bee7", "#b2dfdb", "#f8bbd0"}
+	for i, w := range e.workloads {
+		y := top + (len(e.clusters)+i)*laneH
+		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`+"\n", y+15, html.EscapeString(w.name()))
+		var segs []segment
+		for _, ev := range e.tl.Events {
+			if ev.Kind == EvPlace && ev.Workload == w.name() {
+				if n := len(segs); n > 0 {
+					segs[n-1].to = ev.At
+				}
+				segs = append(segs, segment{ev.At, total, strings.TrimPrefix(ev.Detail, "placement ")})
+			}
+			if ev.Kind == EvFault && ev.Workload == w.name() && strings.HasPrefix(ev.Detail, FaultDelete) {
+				if n := len(segs); n > 0 {
+					segs[n-1].to = ev.At
+				}
+			}
+		}
+		for k, s := range segs {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" stroke="#757575" stroke-width="0.5"><title>%s %s..%s</title></rect>`+"\n",
+				x(s.from), y+2, max(0.5, x(s.to)-x(s.from)), laneH-6, palette[k%len(palette)], html.EscapeString(s.state), formatSimTime(s.from), formatSimTime(s.to))
+			if x(s.to)-x(s.from) > float64(7*len(s.state)/2) {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="10">%s</text>`+"\n", x(s.from)+3, y+16, html.EscapeString(s.state))
+			}
+		}
+	}
+	ly := top + lanes*laneH + 34
+	lx := 10
+	for _, k := range []string{"True", "False", "Unknown", "NoSchedule", "NoExecute"} {
+		label := "Ready=" + k
+		if k == "NoSchedule" || k == "NoExecute" {
+			label = "taint " + k
+		}
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, ly, svgColours[k], lx+16, ly+9, label)
+		lx += 130
+	}
+	fmt.Fprintf(&b, `<path d="M %d %d l -4 -7 h 8 z" fill="#000000"/><text x="%d" y="%d">eviction</text>`+"\n", lx+4, ly+9, lx+12, ly+9)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#3949ab" stroke-dasharray="3,3"/><text x="%d" y="%d">fault / restart</text>`+"\n", lx+90, ly, lx+90, ly+10, lx+96, ly+9)
+	b.WriteString("</svg>\n")
+	return b.Bytes()
+}

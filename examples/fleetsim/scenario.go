@@ -1,0 +1,555 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/suspension"
+)
+
+// Scenario is one simulated fleet: its clusters, the workloads propagated to
+// them with their policies, and the faults that hit them over time.
+type Scenario struct {
+	Name        string         `yaml:"name"`
+	Description string         `yaml:"description"`
+	Seed        int64          `yaml:"seed"`
+	Duration    Duration       `yaml:"duration"`
+	Step        Duration       `yaml:"step"`
+	Settings    Settings       `yaml:"settings"`
+	Clusters    []ClusterSpec  `yaml:"clusters"`
+	Workloads   []WorkloadSpec `yaml:"workloads"`
+	Faults      []FaultSpec    `yaml:"faults"`
+}
+
+// Settings are the controller flags of the simulated control plane. A zero
+// value takes the documented default (see withDefaults).
+type Settings struct {
+	FailureThreshold         Duration           `yaml:"failureThreshold"`
+	SuccessThreshold         Duration           `yaml:"successThreshold"`
+	MonitorGracePeriod       Duration           `yaml:"monitorGracePeriod"`
+	StartupGracePeriod       Duration           `yaml:"startupGracePeriod"`
+	EvictionTimeout          Duration           `yaml:"evictionTimeout"`
+	NoExecuteTaints          *bool              `yaml:"noExecuteTaints"`
+	DefaultTolerationSeconds *int64             `yaml:"defaultTolerationSeconds"`
+	GracefulEvictionTimeout  Duration           `yaml:"gracefulEvictionTimeout"`
+	ClusterPurgeMode         eviction.PurgeMode `yaml:"clusterPurgeMode"`
+	StartupDelay             Duration           `yaml:"startupDelay"`
+	EvictionsPerSecond       float64            `yaml:"evictionsPerSecond"`
+	CancelOnRecovery         bool               `yaml:"cancelOnRecovery"`
+	StatefulInjection        *bool              `yaml:"statefulFailoverInjection"`
+	SettleTime               Duration           `yaml:"settleTime"`
+}
+
+// ClusterSpec is one member cluster.
+type ClusterSpec struct {
+	Name     string `yaml:"name"`
+	Zone     string `yaml:"zone"`
+	Region   string `yaml:"region"`
+	SyncMode string `yaml:"syncMode"`
+}
+
+// WorkloadSpec is one workload with the policy that propagates it. The
+// failover, suspension and clusterTolerations blocks are those of a
+// PropagationPolicy and decode into the library's types.
+type WorkloadSpec struct {
+	Name       string            `yaml:"name"`
+	Kind       string            `yaml:"kind"`
+	Replicas   int32             `yaml:"replicas"`
+	Placement  PlacementSpec     `yaml:"placement"`
+	FailoverY  yaml.Node         `yaml:"failover"`
+	Suspension yaml.Node         `yaml:"suspension"`
+	State      map[string]string `yaml:"state"`
+
+	// Decoded from the raw blocks above by ParseScenario.
+	Failover    *failover.FailoverBehavior `yaml:"-"`
+	Tolerations []corev1.Toleration        `yaml:"-"`
+	Suspend     *suspension.Suspension     `yaml:"-"`
+}
+
+// PlacementSpec mirrors the placement block of a PropagationPolicy.
+type PlacementSpec struct {
+	ClusterAffinity    *ClusterAffinity   `yaml:"clusterAffinity"`
+	ClusterTolerations yaml.Node          `yaml:"clusterTolerations"`
+	SpreadConstraints  []SpreadConstraint `yaml:"spreadConstraints"`
+	ReplicaScheduling  ReplicaScheduling  `yaml:"replicaScheduling"`
+}
+
+// ClusterAffinity restricts the candidate clusters by name or zone.
+type ClusterAffinity struct {
+	ClusterNames []string `yaml:"clusterNames"`
+	Zones        []string `yaml:"zones"`
+}
+
+// SpreadConstraint bounds how many clusters (or zones) a workload spans.
+type SpreadConstraint struct {
+	SpreadByField string `yaml:"spreadByField"`
+	MinGroups     int    `yaml:"minGroups"`
+	MaxGroups     int    `yaml:"maxGroups"`
+}
+
+// ReplicaScheduling says whether every cluster runs all replicas
+// (Duplicated) or the replicas are divided by static weight (Divided).
+type ReplicaScheduling struct {
+	ReplicaSchedulingType     string            `yaml:"replicaSchedulingType"`
+	ReplicaDivisionPreference string            `yaml:"replicaDivisionPreference"`
+	WeightPreference          *WeightPreference `yaml:"weightPreference"`
+}
+
+// WeightPreference lists static cluster weights.
+type WeightPreference struct {
+	StaticWeightList []StaticWeight `yaml:"staticWeightList"`
+}
+
+// StaticWeight gives the clusters named in TargetCluster a weight.
+type StaticWeight struct {
+	TargetCluster ClusterAffinity `yaml:"targetCluster"`
+	Weight        int64           `yaml:"weight"`
+}
+
+// Fault types of a scenario's schedule.
+const (
+	FaultOutage            = "outage"            // the cluster's API server is down
+	FaultNotReady          = "notReady"          // reachable, health endpoint fails
+	FaultPartition         = "partition"         // cluster alive, unreachable from the control plane
+	FaultFlap              = "flap"              // alternates down / up every period
+	FaultZoneOutage        = "zoneOutage"        // every cluster of a zone is down
+	FaultFleetOutage       = "fleetOutage"       // every cluster is unreachable
+	FaultRecover           = "recover"           // clears faults of a cluster, a zone or the fleet
+	FaultWorkloadUnhealthy = "workloadUnhealthy" // the workload fails on one cluster
+	FaultWorkloadHealthy   = "workloadHealthy"   // the workload recovers on one cluster
+	FaultRestart           = "restart"           // controllers restart: trackers export and import their state
+	FaultDelete            = "deleteWorkload"    // the user deletes the workload
+)
+
+var faultTypes = []string{FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultZoneOutage,
+	FaultFleetOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart, FaultDelete}
+
+// FaultSpec is one entry of the fault schedule.
+type FaultSpec struct {
+	At       Duration `yaml:"at"`
+	Type     string   `yaml:"type"`
+	Cluster  string   `yaml:"cluster"`
+	Zone     string   `yaml:"zone"`
+	Workload string   `yaml:"workload"`
+	For      Duration `yaml:"for"`
+	Period   Duration `yaml:"period"`
+}
+
+// Duration is a YAML duration: "90s", "5m", "1h30m" or a number of seconds.
+type Duration time.Duration
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// UnmarshalYAML implements yaml.Unmarshaler.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want a duration such as 30s or 5m", n.Line)}}
+	}
+	if secs, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+		if secs < 0 || secs > int64(100*365*24*time.Hour/time.Second) {
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: duration %s out of range", n.Line, n.Value)}}
+		}
+		*d = Duration(time.Duration(secs) * time.Second)
+		return nil
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %q is not a duration (want e.g. 30s, 5m, 1h)", n.Line, n.Value)}}
+	}
+	if v < 0 {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: duration %s is negative", n.Line, n.Value)}}
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML implements yaml.Marshaler.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// ScenarioError is one problem in a scenario file, located by line and field.
+type ScenarioError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e ScenarioError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Field)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ErrInvalidScenario is wrapped by every error ParseScenario returns.
+var ErrInvalidScenario = errors.New("invalid scenario")
+
+// ParseError lists every problem found in a scenario file, in line order.
+type ParseError struct {
+	Errors []ScenarioError
+}
+
+func (e *ParseError) Error() string {
+	parts := make([]string, len(e.Errors))
+	for i, se := range e.Errors {
+		parts[i] = se.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap lets errors.Is(err, ErrInvalidScenario) hold.
+func (e *ParseError) Unwrap() error { return ErrInvalidScenario }
+
+// nodeIndex maps field paths (clusters[2].zone) to the YAML nodes that hold
+// them, so that any error found after decoding can name its line.
+type nodeIndex struct {
+	byPath map[string]*yaml.Node // value nodes
+	keys   map[string]*yaml.Node // key nodes of mapping entries
+	lines  map[int]string        // deepest path starting on a line
+}
+
+func buildIndex(root *yaml.Node) *nodeIndex {
+	ix := &nodeIndex{byPath: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}, lines: map[int]string{}}
+	var walk func(n *yaml.Node, path string, depth int)
+	walk = func(n *yaml.Node, path string, depth int) {
+		if n == nil || depth > 64 {
+			return
+		}
+		ix.byPath[path] = n
+		ix.noteLine(n.Line, path)
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path, depth+1)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				p := k.Value
+				if path != "" {
+					p = path + "." + k.Value
+				}
+				ix.keys[p] = k
+				ix.noteLine(k.Line, p)
+				walk(v, p, depth+1)
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i), depth+1)
+			}
+		}
+	}
+	walk(root, "", 0)
+	return ix
+}
+
+func (ix *nodeIndex) noteLine(line int, path string) {
+	if path == "" {
+		return
+	}
+	if old, ok := ix.lines[line]; !ok || len(path) > len(old) {
+		ix.lines[line] = path
+	}
+}
+
+// line returns the line of the field at path, or of its closest ancestor.
+func (ix *nodeIndex) line(path string) int {
+	for p := path; p != ""; p = parentPath(p) {
+		if n, ok := ix.keys[p]; ok {
+			return n.Line
+		}
+		if n, ok := ix.byPath[p]; ok {
+			return n.Line
+		}
+	}
+	return 0
+}
+
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+type errCollector struct {
+	file string
+	ix   *nodeIndex
+	errs []ScenarioError
+}
+
+func (c *errCollector) add(path, format string, args ...any) {
+	c.errs = append(c.errs, ScenarioError{File: c.file, Line: c.ix.line(path), Field: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *errCollector) addLine(line int, path, msg string) {
+	c.errs = append(c.errs, ScenarioError{File: c.file, Line: line, Field: path, Msg: msg})
+}
+
+func (c *errCollector) err() error {
+	if len(c.errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(c.errs, func(i, j int) bool { return c.errs[i].Line < c.errs[j].Line })
+	return &ParseError{Errors: c.errs}
+}
+
+var (
+	yamlLineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownFieldRE = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+	cannotDecodeRE = regexp.MustCompile(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
+)
+
+// maxScenarioBytes bounds what the parser reads; a fleet description is small.
+const maxScenarioBytes = 4 << 20
+
+// ParseScenario decodes and validates a scenario file. Every error names the
+// file, the line and the field, e.g.
+//
+//	scenario.yaml:12: clusters[2].zone: must not be empty
+func ParseScenario(file string, data []byte) (*Scenario, error) {
+	c := &errCollector{file: file, ix: &nodeIndex{byPath: map[string]*yaml.Node{}, keys: map[string]*yaml.Node{}, lines: map[int]string{}}}
+	if len(data) > maxScenarioBytes {
+		c.addLine(0, "", fmt.Sprintf("file is larger than %d bytes", maxScenarioBytes))
+		return nil, c.err()
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		c.addYAMLError(err)
+		return nil, c.err()
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		c.addLine(1, "", "empty scenario")
+		return nil, c.err()
+	}
+	if root.Content[0].Kind != yaml.MappingNode {
+		c.addLine(root.Content[0].Line, "", "a scenario is a mapping with clusters, workloads and faults")
+		return nil, c.err()
+	}
+	c.ix = buildIndex(&root)
+
+	var sc Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil {
+		c.addYAMLError(err)
+		return nil, c.err()
+	}
+	for i := range sc.Workloads {
+		decodeWorkloadBlocks(c, &sc.Workloads[i], fmt.Sprintf("workloads[%d]", i))
+	}
+	validateScenario(c, &sc)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	sc.Settings = sc.Settings.withDefaults()
+	if sc.Step == 0 {
+		sc.Step = Duration(5 * time.Second)
+	}
+	if sc.Duration == 0 {
+		sc.Duration = Duration(time.Hour)
+	}
+	return &sc, nil
+}
+
+func (c *errCollector) addYAMLError(err error) {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		for _, s := range te.Errors {
+			c.addYAMLLine(s)
+		}
+		return
+	}
+	c.addYAMLLine(err.Error())
+}
+
+func (c *errCollector) addYAMLLine(s string) {
+	m := yamlLineRE.FindStringSubmatch(s)
+	if m == nil {
+		c.addLine(0, "", strings.TrimPrefix(s, "yaml: "))
+		return
+	}
+	line, _ := strconv.Atoi(m[1])
+	msg := m[2]
+	path := c.ix.lines[line]
+	if u := unknownFieldRE.FindStringSubmatch(msg); u != nil {
+		msg = fmt.Sprintf("unknown field %q", u[1])
+	} else if u := cannotDecodeRE.FindStringSubmatch(msg); u != nil {
+		msg = fmt.Sprintf("%s %q is not a valid %s", yamlKind(u[1]), u[2], goKind(u[3]))
+	}
+	c.addLine(line, path, msg)
+}
+
+func yamlKind(tag string) string {
+	switch tag {
+	case "str":
+		return "string"
+	case "int", "float":
+		return "number"
+	case "seq":
+		return "list"
+	case "map":
+		return "mapping"
+	}
+	return tag
+}
+
+func goKind(t string) string {
+	switch {
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "integer"
+	case strings.HasPrefix(t, "float"):
+		return "number"
+	case strings.HasPrefix(t, "[]"):
+		return "list"
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "main."):
+		return "mapping"
+	case t == "bool":
+		return "boolean (true or false)"
+	}
+	return "string"
+}
+
+// decodeBlock converts a YAML subtree to JSON and decodes it strictly into
+// out, which is a library type carrying json tags. Unknown fields and type
+// errors are mapped back to the line that holds them.
+func decodeBlock(c *errCollector, n *yaml.Node, path string, out any) bool {
+	var generic any
+	if err := n.Decode(&generic); err != nil {
+		c.add(path, "%v", err)
+		return false
+	}
+	raw, err := json.Marshal(jsonCompatible(generic))
+	if err != nil {
+		c.add(path, "cannot convert to JSON: %v", err)
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(out); err != nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			p := path
+			if te.Field != "" {
+				p = findJSONField(c.ix, path, te.Field)
+			}
+			c.add(p, "%s is not a valid %s", te.Value, goKind(te.Type.String()))
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			name, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+			c.add(findKey(c.ix, path, name), "unknown field %q", name)
+		default:
+			c.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return false
+	}
+	return true
+}
+
+// jsonCompatible turns the map[any]any values yaml may produce into
+// map[string]any.
+func jsonCompatible(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = jsonCompatible(e)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[fmt.Sprint(k)] = jsonCompatible(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = jsonCompatible(e)
+		}
+		return t
+	}
+	return v
+}
+
+// findJSONField maps a dotted json field path (without list indices) under
+// base to an indexed path present in the file.
+func findJSONField(ix *nodeIndex, base, field string) string {
+	best := base
+	for p := range ix.keys {
+		if !strings.HasPrefix(p, base+".") {
+			continue
+		}
+		if stripIndices(strings.TrimPrefix(p, base+".")) == field && (best == base || p < best) {
+			best = p
+		}
+	}
+	return best
+}
+
+func findKey(ix *nodeIndex, base, name string) string {
+	best := base
+	for p := range ix.keys {
+		if strings.HasPrefix(p, base+".") && (strings.HasSuffix(p, "."+name)) && (best == base || p < best) {
+			best = p
+		}
+	}
+	return best
+}
+
+var indexRE = regexp.MustCompile(`\[\d+\]`)
+
+func stripIndices(p string) string { return indexRE.ReplaceAllString(p, "") }
+
+func decodeWorkloadBlocks(c *errCollector, w *WorkloadSpec, path string) {
+	if w.FailoverY.Kind != 0 {
+		var fb failover.FailoverBehavior
+		if decodeBlock(c, &w.FailoverY, path+".failover", &fb) {
+			w.Failover = &fb
+		}
+	}
+	if w.Placement.ClusterTolerations.Kind != 0 {
+		var tols []corev1.Toleration
+		if decodeBlock(c, &w.Placement.ClusterTolerations, path+".placement.clusterTolerations", &tols) {
+			w.Tolerations = tols
+		}
+	}
+	if w.Suspension.Kind != 0 {
+		sp := path + ".suspension"
+		if w.Suspension.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(w.Suspension.Content); i += 2 {
+				k := w.Suspension.Content[i].Value
+				if !slices.Contains(suspensionKeys, k) {
+					c.add(sp+"."+k, "unknown field %q (want one of %v)", k, suspensionKeys)
+				}
+			}
+		}
+		var s suspension.Suspension
+		if decodeBlock(c, &w.Suspension, sp, &s) {
+			w.Suspend = &s
+		}
+	}
+}
+
+var suspensionKeys = []string{"dispatching", "dispatchingOnClusters", "suspendDispatching", "suspendDispatchingOnClusters"}

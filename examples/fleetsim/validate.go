@@ -1,0 +1,256 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/suspension"
+)
+
+// Defaults of the simulated control plane; they are those of Karmada's
+// controller flags unless noted.
+const (
+	defaultFailureThreshold        = 30 * time.Second
+	defaultSuccessThreshold        = 30 * time.Second
+	defaultMonitorGracePeriod      = 40 * time.Second
+	defaultStartupGracePeriod      = 60 * time.Second
+	defaultEvictionTimeout         = 5 * time.Minute
+	defaultTolerationSeconds       = 300
+	defaultGracefulEvictionTimeout = 10 * time.Minute
+	defaultStartupDelay            = 20 * time.Second // simulator only: time for a new copy to become healthy
+	defaultEvictionsPerSecond      = 50               // simulator only: global eviction rate
+	defaultSettleTime              = 20 * time.Minute // simulator only: quiet time after the last fault
+	maxSteps                       = 5_000_000
+)
+
+func (s Settings) withDefaults() Settings {
+	def := func(d *Duration, v time.Duration) {
+		if *d == 0 {
+			*d = Duration(v)
+		}
+	}
+	def(&s.FailureThreshold, defaultFailureThreshold)
+	def(&s.SuccessThreshold, defaultSuccessThreshold)
+	def(&s.MonitorGracePeriod, defaultMonitorGracePeriod)
+	def(&s.StartupGracePeriod, defaultStartupGracePeriod)
+	def(&s.EvictionTimeout, defaultEvictionTimeout)
+	def(&s.GracefulEvictionTimeout, defaultGracefulEvictionTimeout)
+	def(&s.StartupDelay, defaultStartupDelay)
+	def(&s.SettleTime, defaultSettleTime)
+	if s.NoExecuteTaints == nil {
+		t := true
+		s.NoExecuteTaints = &t
+	}
+	if s.DefaultTolerationSeconds == nil {
+		v := int64(defaultTolerationSeconds)
+		s.DefaultTolerationSeconds = &v
+	}
+	if s.EvictionsPerSecond == 0 {
+		s.EvictionsPerSecond = defaultEvictionsPerSecond
+	}
+	if s.StatefulInjection == nil {
+		t := true
+		s.StatefulInjection = &t
+	}
+	s.ClusterPurgeMode = s.ClusterPurgeMode.Normalize()
+	return s
+}
+
+var knownKinds = []string{"Deployment", "StatefulSet", "FlinkDeployment"}
+
+func validateScenario(c *errCollector, sc *Scenario) {
+	step := sc.Step.D()
+	if step == 0 {
+		step = 5 * time.Second
+	}
+	if step < time.Second || step > time.Minute {
+		c.add("step", "must be between 1s and 1m, got %s", step)
+	}
+	dur := sc.Duration.D()
+	if dur == 0 {
+		dur = time.Hour
+	}
+	if dur > 31*24*time.Hour {
+		c.add("duration", "must be at most 31 days, got %s", dur)
+	} else if step >= time.Second && int64(dur/step) > maxSteps {
+		c.add("duration", "%s at a step of %s is more than %d steps", dur, step, maxSteps)
+	}
+	st := sc.Settings
+	if st.ClusterPurgeMode != "" {
+		if _, err := eviction.ParsePurgeMode(string(st.ClusterPurgeMode)); err != nil {
+			c.add("settings.clusterPurgeMode", "%v", err)
+		}
+	}
+	if st.EvictionsPerSecond < 0 {
+		c.add("settings.evictionsPerSecond", "must not be negative")
+	}
+	if st.DefaultTolerationSeconds != nil && *st.DefaultTolerationSeconds < 0 {
+		c.add("settings.defaultTolerationSeconds", "must not be negative")
+	}
+
+	if len(sc.Clusters) == 0 {
+		c.add("clusters", "a scenario needs at least one cluster")
+	}
+	clusters := map[string]bool{}
+	zones := map[string]bool{}
+	for i, cl := range sc.Clusters {
+		p := fmt.Sprintf("clusters[%d]", i)
+		switch {
+		case cl.Name == "":
+			c.add(p+".name", "must not be empty")
+		case len(validation.IsDNS1123Subdomain(cl.Name)) > 0:
+			c.add(p+".name", "%q is not a valid cluster name: %s", cl.Name, validation.IsDNS1123Subdomain(cl.Name)[0])
+		case clusters[cl.Name]:
+			c.add(p+".name", "duplicate cluster %q", cl.Name)
+		}
+		clusters[cl.Name] = true
+		if cl.Zone == "" {
+			c.add(p+".zone", "must not be empty: every cluster belongs to a zone")
+		}
+		zones[cl.Zone] = true
+		if cl.SyncMode != "" && cl.SyncMode != "Push" && cl.SyncMode != "Pull" {
+			c.add(p+".syncMode", "must be Push or Pull, got %q", cl.SyncMode)
+		}
+	}
+
+	workloads := map[string]bool{}
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		p := fmt.Sprintf("workloads[%d]", i)
+		switch {
+		case w.Name == "":
+			c.add(p+".name", "must not be empty")
+		case workloads[w.Name]:
+			c.add(p+".name", "duplicate workload %q", w.Name)
+		}
+		workloads[w.Name] = true
+		if !slices.Contains(knownKinds, w.Kind) {
+			c.add(p+".kind", "must be one of %v, got %q", knownKinds, w.Kind)
+		}
+		if w.Replicas < 1 || w.Replicas > 100000 {
+			c.add(p+".replicas", "must be between 1 and 100000, got %d", w.Replicas)
+		}
+		validatePlacement(c, &w.Placement, p+".placement", clusters, zones)
+		for _, fe := range failover.ValidateFailoverBehavior(w.Failover, field.NewPath(p, "failover")) {
+			c.add(fe.Field, "%s", fe.ErrorBody())
+		}
+		if s := w.Suspend; s != nil {
+			sp := p + ".suspension"
+			onKey := suspensionOnClustersKey(c, sp)
+			for _, fe := range suspension.ValidateSuspension(s, field.NewPath(p, "suspension")) {
+				c.add(strings.Replace(fe.Field, sp+".dispatchingOnClusters", sp+"."+onKey, 1), "%s", fe.ErrorBody())
+			}
+			if s.DispatchingOnClusters != nil {
+				for j, n := range s.DispatchingOnClusters.ClusterNames {
+					if !clusters[n] {
+						c.add(fmt.Sprintf("%s.%s.clusterNames[%d]", sp, onKey, j), "unknown cluster %q", n)
+					}
+				}
+			}
+		}
+	}
+
+	for i, f := range sc.Faults {
+		p := fmt.Sprintf("faults[%d]", i)
+		if !slices.Contains(faultTypes, f.Type) {
+			c.add(p+".type", "must be one of %v, got %q", faultTypes, f.Type)
+			continue
+		}
+		if f.At.D() > dur {
+			c.add(p+".at", "%s is after the end of the scenario (%s)", f.At.D(), dur)
+		}
+		needCluster := f.Type == FaultOutage || f.Type == FaultNotReady || f.Type == FaultPartition || f.Type == FaultFlap ||
+			f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy
+		needWorkload := f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy || f.Type == FaultDelete
+		switch {
+		case needCluster && f.Cluster == "":
+			c.add(p+".cluster", "a %s fault names a cluster", f.Type)
+		case f.Cluster != "" && !clusters[f.Cluster]:
+			c.add(p+".cluster", "unknown cluster %q", f.Cluster)
+		}
+		switch {
+		case f.Type == FaultZoneOutage && f.Zone == "":
+			c.add(p+".zone", "a zoneOutage fault names a zone")
+		case f.Zone != "" && !zones[f.Zone]:
+			c.add(p+".zone", "unknown zone %q", f.Zone)
+		}
+		switch {
+		case needWorkload && f.Workload == "":
+			c.add(p+".workload", "a %s fault names a workload", f.Type)
+		case f.Workload != "" && !workloads[f.Workload]:
+			c.add(p+".workload", "unknown workload %q", f.Workload)
+		}
+		if f.Type == FaultFlap && f.Period.D() < step {
+			c.add(p+".period", "a flap needs a period of at least one step (%s)", step)
+		}
+		if f.Type == FaultRecover && f.Cluster != "" && f.Zone != "" {
+			c.add(p+".zone", "recover names a cluster or a zone, not both")
+		}
+	}
+}
+
+func suspensionOnClustersKey(c *errCollector, sp string) string {
+	if _, ok := c.ix.keys[sp+".suspendDispatchingOnClusters"]; ok {
+		return "suspendDispatchingOnClusters"
+	}
+	return "dispatchingOnClusters"
+}
+
+func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, zones map[string]bool) {
+	if a := pl.ClusterAffinity; a != nil {
+		for j, n := range a.ClusterNames {
+			if !clusters[n] {
+				c.add(fmt.Sprintf("%s.clusterAffinity.clusterNames[%d]", p, j), "unknown cluster %q", n)
+			}
+		}
+		for j, z := range a.Zones {
+			if !zones[z] {
+				c.add(fmt.Sprintf("%s.clusterAffinity.zones[%d]", p, j), "unknown zone %q", z)
+			}
+		}
+	}
+	for j, s := range pl.SpreadConstraints {
+		sp := fmt.Sprintf("%s.spreadConstraints[%d]", p, j)
+		if s.SpreadByField != "" && s.SpreadByField != "cluster" && s.SpreadByField != "zone" {
+			c.add(sp+".spreadByField", "must be cluster or zone, got %q", s.SpreadByField)
+		}
+		if s.MinGroups < 0 {
+			c.add(sp+".minGroups", "must not be negative")
+		}
+		if s.MaxGroups < 0 {
+			c.add(sp+".maxGroups", "must not be negative")
+		}
+		if s.MaxGroups > 0 && s.MinGroups > s.MaxGroups {
+			c.add(sp+".minGroups", "%d is more than maxGroups %d", s.MinGroups, s.MaxGroups)
+		}
+	}
+	rs := pl.ReplicaScheduling
+	switch rs.ReplicaSchedulingType {
+	case "", "Duplicated", "Divided":
+	default:
+		c.add(p+".replicaScheduling.replicaSchedulingType", "must be Duplicated or Divided, got %q", rs.ReplicaSchedulingType)
+	}
+	if rs.WeightPreference != nil {
+		if rs.ReplicaSchedulingType != "Divided" {
+			c.add(p+".replicaScheduling.weightPreference", "weights only apply to a Divided workload")
+		}
+		for j, sw := range rs.WeightPreference.StaticWeightList {
+			wp := fmt.Sprintf("%s.replicaScheduling.weightPreference.staticWeightList[%d]", p, j)
+			if sw.Weight <= 0 {
+				c.add(wp+".weight", "must be positive, got %d", sw.Weight)
+			}
+			for k, n := range sw.TargetCluster.ClusterNames {
+				if !clusters[n] {
+					c.add(fmt.Sprintf("%s.targetCluster.clusterNames[%d]", wp, k), "unknown cluster %q", n)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,281 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/fleetover/fleetover/failover"
+
+	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
+)
+
+// ClusterHealthStateAnnotation holds the health tracker's state of a
+// cluster (failover.ClusterHealthState as JSON). A restarted controller
+// imports it, so a debounce or a silence countdown in progress continues
+// instead of starting over (Karmada #7408).
+const ClusterHealthStateAnnotation = "failover.fleetover.io/cluster-health"
+
+// DefaultProbeInterval is how often a push-mode cluster is probed.
+const DefaultProbeInterval = 10 * time.Second
+
+// Prober probes a push-mode cluster: is its API server reachable, and does
+// its health endpoint answer ok.
+type Prober interface {
+	Probe(ctx context.Context, cluster *clusterv1alpha1.Cluster) failover.ProbeResult
+}
+
+// ProberFunc adapts a function to Prober.
+type ProberFunc func(ctx context.Context, cluster *clusterv1alpha1.Cluster) failover.ProbeResult
+
+// Probe calls f.
+func (f ProberFunc) Probe(ctx context.Context, cluster *clusterv1alpha1.Cluster) failover.ProbeResult {
+	return f(ctx, cluster)
+}
+
+// ClusterHealthController keeps each cluster's Ready condition and health
+// taints. Push-mode clusters are probed; a pull-mode cluster's agent reports
+// by renewing its Lease (coordination.k8s.io, in LeaseNamespace, named after
+// the cluster). The Ready condition comes from failover's
+// ClusterHealthTracker (debounce, silence -> Unknown) and the taints from
+// failover.ComputeClusterTaints (a diff that keeps TimeAdded).
+type ClusterHealthController struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// Tracker holds the debounce state; its clock must be Clock.
+	Tracker failover.ClusterHealthTracker
+	// Taints configures the health taints (NoExecute after a timeout, keys).
+	Taints failover.ClusterTaintConfig
+	// Prober probes push-mode clusters; nil treats them as unreachable.
+	Prober Prober
+	// ProbeInterval defaults to DefaultProbeInterval.
+	ProbeInterval time.Duration
+	// Recheck schedules the next look at a cluster.
+	Recheck *Rechecker
+	Events  *EventSink
+}
+
+// SetupWithManager registers the controller and its Rechecker.
+func (c *ClusterHealthController) SetupWithManager(mgr manager.Manager, name string) error {
+	if err := mgr.Add(c.Recheck); err != nil {
+		return err
+	}
+	return ctrl.ControllerManagedBy(mgr).
+		Named(name).
+		// Status and annotation writes (ours) do not bump the generation:
+		// reacting to them would probe in a loop.
+		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
+		WatchesRawSource(c.Recheck.Source()).
+		Complete(c)
+}
+
+func clusterOfLease(_ context.Context, o client.Object) []reconcile.Request {
+	if o.GetNamespace() != clusterv1alpha1.LeaseNamespace {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
+}
+
+// Reconcile observes one cluster and writes its Ready condition and taints.
+func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cluster := &clusterv1alpha1.Cluster{}
+	if err := c.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		if apierrors.IsNotFound(err) {
+			c.Tracker.Forget(req.Name)
+			c.Recheck.Cancel(req.NamespacedName)
+		}
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := c.track(cluster); err != nil {
+		return reconcile.Result{}, err
+	}
+	now := c.Clock.Now()
+	ready, err := c.observe(ctx, cluster, now)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	if err := c.writeReady(ctx, cluster.Name, ready); err != nil {
+		return reconcile.Result{}, err
+	}
+	nextTaints, err := c.writeTaintsAndState(ctx, cluster.Name, now)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	next, _ := c.Tracker.NextCheck(cluster.Name)
+	next = earliest(next, nextTaints)
+	if cluster.Spec.SyncMode == clusterv1alpha1.Push {
+		next = earliest(next, now.Add(c.probeInterval()))
+	}
+	c.Recheck.Replace(req.NamespacedName, next)
+	return reconcile.Result{}, nil
+}
+
+func (c *ClusterHealthController) probeInterval() time.Duration {
+	if c.ProbeInterval > 0 {
+		return c.ProbeInterval
+	}
+	return DefaultProbeInterval
+}
+
+// track registers the cluster with the tracker, importing the persisted
+// state first so that a restart continues every countdown.
+func (c *ClusterHealthController) track(cluster *clusterv1alpha1.Cluster) error {
+	mode := failover.ClusterSyncMode(cluster.Spec.SyncMode)
+	if st, ok := c.Tracker.Export(cluster.Name); ok {
+		if st.SyncMode != mode {
+			c.Tracker.Register(cluster.Name, mode)
+		}
+		return nil
+	}
+	if raw, ok := cluster.Annotations[ClusterHealthStateAnnotation]; ok {
+		var st failover.ClusterHealthState
+		if err := json.Unmarshal([]byte(raw), &st); err == nil {
+			st.SyncMode = mode
+			if err := c.Tracker.Import(cluster.Name, st); err == nil {
+				return nil
+			}
+		}
+		// A damaged annotation is replaced by a fresh registration below.
+	}
+	c.Tracker.Register(cluster.Name, mode)
+	return nil
+}
+
+// observe feeds the latest report to the tracker and returns the Ready
+// condition as of now.
+func (c *ClusterHealthController) observe(ctx context.Context, cluster *clusterv1alpha1.Cluster, now time.Time) (*metav1.Condition, error) {
+	switch cluster.Spec.SyncMode {
+	case clusterv1alpha1.Pull:
+		lease := &coordinationv1.Lease{}
+		err := c.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1alpha1.LeaseNamespace, Name: cluster.Name}, lease)
+		if client.IgnoreNotFound(err) != nil {
+			return nil, err
+		}
+		if err == nil && lease.Spec.RenewTime != nil {
+			st, _ := c.Tracker.Export(cluster.Name)
+			renewed := lease.Spec.RenewTime.Time
+			if st.LastHeard == nil || renewed.After(st.LastHeard.Time) {
+				// A renewal is the agent's report: it runs and reaches us.
+				if err := c.Tracker.ObserveLease(cluster.Name, renewed); err != nil {
+					return nil, err
+				}
+				if _, err := c.Tracker.ObserveProbe(cluster.Name, failover.ProbeResult{Reachable: true, Healthy: true, Message: "agent renewed its lease"}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	default:
+		result := failover.ProbeResult{Message: "no prober configured"}
+		if c.Prober != nil {
+			result = c.Prober.Probe(ctx, cluster)
+		}
+		if _, err := c.Tracker.ObserveProbe(cluster.Name, result); err != nil {
+			return nil, err
+		}
+	}
+	cond, ok := c.Tracker.Ready(cluster.Name)
+	if !ok {
+		return nil, nil
+	}
+	return &cond, nil
+}
+
+// writeReady puts the tracker's Ready condition on the cluster's status
+// when it differs.
+func (c *ClusterHealthController) writeReady(ctx context.Context, name string, ready *metav1.Condition) error {
+	if ready == nil {
+		return nil
+	}
+	var flipped *metav1.Condition
+	err := updateClusterStatus(ctx, c.Client, name, func(cl *clusterv1alpha1.Cluster) bool {
+		flipped = nil
+		prev := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+		if prev != nil && prev.Status == ready.Status && prev.Reason == ready.Reason && prev.Message == ready.Message &&
+			prev.LastTransitionTime.Equal(&ready.LastTransitionTime) {
+			return false
+		}
+		if prev == nil || prev.Status != ready.Status {
+			flipped = ready
+		}
+		// The tracker owns the transition time: it is the moment the
+		// debounced condition flipped, not the moment we wrote it.
+		meta.RemoveStatusCondition(&cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+		cl.Status.Conditions = append(cl.Status.Conditions, *ready)
+		return true
+	})
+	if err == nil && flipped != nil {
+		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		eventType := corev1.EventTypeNormal
+		if flipped.Status != metav1.ConditionTrue {
+			eventType = corev1.EventTypeWarning
+		}
+		c.Events.event(cl, eventType, flipped.Reason, "Ready=%s: %s", flipped.Status, flipped.Message)
+	}
+	return err
+}
+
+// writeTaintsAndState applies failover's taint diff and persists the
+// tracker state, in one optimistic write of the cluster. It returns when
+// the taints change next without new input.
+func (c *ClusterHealthController) writeTaintsAndState(ctx context.Context, name string, now time.Time) (time.Time, error) {
+	var next time.Time
+	state, _ := c.Tracker.Export(name)
+	raw, err := json.Marshal(state)
+	if err != nil {
+		return time.Time{}, err
+	}
+	err = updateCluster(ctx, c.Client, name, func(cl *clusterv1alpha1.Cluster) bool {
+		changed := false
+		diff, err := failover.ComputeClusterTaints(c.Taints, cl.Status.Conditions, cl.Spec.Taints, now)
+		if err != nil {
+			// The rest of the diff is still valid (see ErrMissingTransitionTime).
+			c.Events.event(cl, corev1.EventTypeWarning, "TaintComputation", "%v", err)
+		}
+		next = diff.NextCheck
+		if diff.Changed {
+			cl.Spec.Taints = diff.Result
+			changed = true
+		}
+		if cl.Annotations[ClusterHealthStateAnnotation] != string(raw) {
+			if cl.Annotations == nil {
+				cl.Annotations = map[string]string{}
+			}
+			cl.Annotations[ClusterHealthStateAnnotation] = string(raw)
+			changed = true
+		}
+		return changed
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("cluster %q taints: %w", name, err)
+	}
+	return next, nil
+}
+
+func earliest(a, b time.Time) time.Time {
+	switch {
+	case a.IsZero():
+		return b
+	case b.IsZero() || a.Before(b):
+		return a
+	default:
+		return b
+	}
+}

@@ -1,0 +1,184 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/suspension"
+
+	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
+)
+
+// TaintManager moves bindings off clusters whose NoExecute taints they do
+// not tolerate. Per cluster it asks failover's ClusterFailoverPlanner which
+// bindings leave now and when to look again, draws each eviction from the
+// fleet-wide eviction.Pacer (disruption modes: nothing is evicted while the
+// whole fleet is unhealthy), and applies it with eviction.Evict. It lists
+// only the bindings on the cluster (BindingTargetClusterIndex) and never
+// re-lists every binding on a timer: the next look is a deadline in its
+// Rechecker.
+type TaintManager struct {
+	Client client.Client
+	Clock  clock.PassiveClock
+	// Planner holds the global purge mode and grace period.
+	Planner failover.ClusterFailoverPlanner
+	// DefaultTolerations are added to each binding's tolerations.
+	DefaultTolerations failover.DefaultTolerationsConfig
+	// Pacer paces evictions across the fleet; its clock must be Clock.
+	Pacer   eviction.Pacer
+	Recheck *Rechecker
+	Events  *EventSink
+}
+
+// SetupWithManager registers the taint manager and its Rechecker.
+func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
+	if err := mgr.Add(m.Recheck); err != nil {
+		return err
+	}
+	return ctrl.ControllerManagedBy(mgr).
+		Named(name).
+		For(&clusterv1alpha1.Cluster{}).
+		WatchesRawSource(m.Recheck.Source()).
+		Complete(m)
+}
+
+// Reconcile plans one cluster.
+func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cluster := &clusterv1alpha1.Cluster{}
+	if err := m.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
+		m.Recheck.Cancel(req.NamespacedName)
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := m.observeFleet(ctx); err != nil {
+		return reconcile.Result{}, err
+	}
+	taints := cluster.Spec.Taints
+	now := m.Clock.Now()
+
+	list := &workv1alpha2.ResourceBindingList{}
+	if err := m.Client.List(ctx, list, client.MatchingFields{BindingTargetClusterIndex: cluster.Name}); err != nil {
+		return reconcile.Result{}, err
+	}
+	bindings := make([]failover.ClusterBinding, 0, len(list.Items))
+	objects := make([]*workv1alpha2.ResourceBinding, 0, len(list.Items))
+	for i := range list.Items {
+		rb := &list.Items[i]
+		// Failover is paused where dispatching is suspended (seed 004).
+		if suspension.FailoverPaused(rb.Spec.Suspension, cluster.Name) || !rb.DeletionTimestamp.IsZero() {
+			continue
+		}
+		var tolerations []corev1.Toleration
+		var behaviour *failover.ClusterFailoverBehavior
+		if rb.Spec.Placement != nil {
+			tolerations = rb.Spec.Placement.ClusterTolerations
+		}
+		if rb.Spec.Failover != nil {
+			behaviour = rb.Spec.Failover.Cluster
+		}
+		bindings = append(bindings, failover.ClusterBinding{
+			Key:         client.ObjectKeyFromObject(rb).String(),
+			Tolerations: failover.AddDefaultClusterTolerations(tolerations, m.DefaultTolerations),
+			Failover:    behaviour,
+		})
+		objects = append(objects, rb)
+	}
+
+	plan := m.Planner.Plan(taints, bindings, now)
+	next := plan.NextCheck
+	for _, ev := range plan.Evict {
+		if !m.Pacer.TryAccept(cluster.Spec.Zone) {
+			// Out of budget (or stopped in a full disruption): look again
+			// when a token is due; a stopped pacer is woken by the next
+			// cluster health change.
+			if at, ok := m.Pacer.When(cluster.Spec.Zone); ok {
+				next = earliest(next, at)
+			}
+			break
+		}
+		if err := m.evict(ctx, objects[ev.Index], cluster.Name, ev, now); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	m.Recheck.Replace(req.NamespacedName, next)
+	return reconcile.Result{}, nil
+}
+
+// observeFleet gives the pacer the health of every cluster so it can pick
+// the disruption mode.
+func (m *TaintManager) observeFleet(ctx context.Context) error {
+	clusters := &clusterv1alpha1.ClusterList{}
+	if err := m.Client.List(ctx, clusters); err != nil {
+		return err
+	}
+	views := make([]eviction.ClusterHealthView, len(clusters.Items))
+	for i := range clusters.Items {
+		cl := &clusters.Items[i]
+		views[i] = eviction.ClusterHealthView{
+			Name:    cl.Name,
+			Zone:    cl.Spec.Zone,
+			Healthy: meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady),
+		}
+	}
+	for _, st := range m.Pacer.Observe(views) {
+		if st.Changed {
+			m.Events.event(&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "fleet"}}, corev1.EventTypeWarning, string(st.Mode), "zone %q: %s", st.Zone, st.Message)
+		}
+	}
+	return nil
+}
+
+func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBinding, cluster string, ev failover.ClusterEviction, now time.Time) error {
+	task := ev.Task(cluster)
+	var sp = (*failover.ClusterFailoverBehavior)(nil)
+	if rb.Spec.Failover != nil {
+		sp = rb.Spec.Failover.Cluster
+	}
+	var outcome eviction.EvictOutcome
+	err := updateBinding(ctx, m.Client, client.ObjectKeyFromObject(rb), func(b *workv1alpha2.ResourceBinding) bool {
+		var state map[string]string
+		if sp != nil && sp.StatePreservation != nil {
+			s, err := extractState(sp.StatePreservation, b, cluster)
+			if err != nil {
+				m.Events.event(b, corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", cluster, err)
+				return false
+			}
+			state = s
+		}
+		o, changed, err := evictInto(b, eviction.Eviction{
+			Cluster:             cluster,
+			Producer:            task.Producer,
+			Reason:              task.Reason,
+			Message:             task.Message,
+			PurgeMode:           task.PurgeMode,
+			GracePeriodSeconds:  task.GracePeriodSeconds,
+			PreservedLabelState: state,
+		})
+		if err != nil {
+			m.Events.event(b, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
+			return false
+		}
+		outcome = o
+		return changed
+	})
+	if err != nil {
+		return fmt.Errorf("evict %s from %s: %w", types.NamespacedName{Namespace: rb.Namespace, Name: rb.Name}, cluster, err)
+	}
+	if outcome == eviction.EvictTaskAdded {
+		m.Events.event(rb, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, task.Message)
+	}
+	return nil
+}

@@ -1,0 +1,376 @@
+package failover
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Taint keys of the cluster-health taints, the ones Karmada uses.
+const (
+	// TaintKeyClusterNotReady is put on a cluster whose Ready condition is False.
+	TaintKeyClusterNotReady = "cluster.karmada.io/not-ready"
+	// TaintKeyClusterUnreachable is put on a cluster whose Ready condition is Unknown.
+	TaintKeyClusterUnreachable = "cluster.karmada.io/unreachable"
+)
+
+// DefaultEvictionTimeout is how long a cluster stays not Ready before the
+// NoExecute health taint is added, when ClusterTaintConfig.NoExecuteAfterTimeout is on.
+const DefaultEvictionTimeout = 5 * time.Minute
+
+// ErrMissingTransitionTime is returned by ComputeClusterTaints when the
+// NoExecute timeout must be counted from a Ready condition that has no
+// LastTransitionTime. The NoExecute taint is then not added (counting from an
+// unknown moment could evict at once or never); the rest of the diff applies.
+var ErrMissingTransitionTime = errors.New("ready condition has no lastTransitionTime")
+
+// ClusterTaintConfig says which taints a cluster carries for its conditions.
+// The zero value is today's Karmada: NoSchedule health taints under the
+// Karmada keys, no automatic NoExecute, no policies.
+type ClusterTaintConfig struct {
+	// NotReadyTaintKey defaults to TaintKeyClusterNotReady.
+	NotReadyTaintKey string
+	// UnreachableTaintKey defaults to TaintKeyClusterUnreachable.
+	UnreachableTaintKey string
+	// NoExecuteAfterTimeout turns on the legacy mode of the failover design
+	// (seed 002): the health taint is also added with effect NoExecute once
+	// the Ready condition has been False or Unknown for EvictionTimeout. Off,
+	// the health taints are NoSchedule only and evictions come from
+	// NoExecute taints that users or Policies add.
+	NoExecuteAfterTimeout bool
+	// EvictionTimeout defaults to DefaultEvictionTimeout. It counts from the
+	// Ready condition's LastTransitionTime.
+	EvictionTimeout time.Duration
+	// Policies add and remove taints on condition matches. They are applied
+	// after the health taints, in the order of their Name (then their
+	// position), and a later policy overrides an earlier decision on the same
+	// taint key and effect.
+	Policies []ConditionTaintPolicy
+}
+
+// ConditionTaintPolicy adds Taints when every AddOnConditions match holds and
+// removes them when every RemoveOnConditions match holds. When both hold, add
+// wins. When neither does, the taints stay as they are.
+type ConditionTaintPolicy struct {
+	// Name orders the policies.
+	Name string
+	// AddOnConditions must be non-empty; all must match to add.
+	AddOnConditions []ConditionMatch
+	// RemoveOnConditions, when non-empty and all matching, remove Taints.
+	RemoveOnConditions []ConditionMatch
+	// Taints are identified by key and effect; TimeAdded is ignored and set
+	// by ComputeClusterTaints for NoExecute taints.
+	Taints []corev1.Taint
+}
+
+// MatchOperator compares a condition's status with a list of values.
+type MatchOperator string
+
+const (
+	// MatchIn matches when the condition's status is one of the values.
+	MatchIn MatchOperator = "In"
+	// MatchNotIn matches when the condition's status is none of the values.
+	MatchNotIn MatchOperator = "NotIn"
+)
+
+// ConditionMatch tests one condition of the cluster. A condition the cluster
+// does not report never matches, whatever the operator: nothing is known, so
+// nothing changes.
+type ConditionMatch struct {
+	ConditionType string
+	Operator      MatchOperator
+	StatusValues  []metav1.ConditionStatus
+}
+
+// Matches reports whether m holds for conditions.
+func (m ConditionMatch) Matches(conditions []metav1.Condition) bool {
+	c := meta.FindStatusCondition(conditions, m.ConditionType)
+	if c == nil {
+		return false
+	}
+	in := false
+	for _, v := range m.StatusValues {
+		if c.Status == v {
+			in = true
+			break
+		}
+	}
+	switch m.Operator {
+	case MatchIn:
+		return in
+	case MatchNotIn:
+		return !in
+	default:
+		return false
+	}
+}
+
+func allMatch(matches []ConditionMatch, conditions []metav1.Condition) bool {
+	if len(matches) == 0 {
+		return false
+	}
+	for _, m := range matches {
+		if !m.Matches(conditions) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidateClusterTaintConfig checks cfg as a controller would at start-up:
+// taint keys are qualified names, the timeout is not negative, and every
+// policy has a unique name, at least one add-on condition, valid operators
+// and statuses, and valid taints without duplicates.
+func ValidateClusterTaintConfig(cfg ClusterTaintConfig, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, validateTaintKey(cfg.NotReadyTaintKey, fldPath.Child("notReadyTaintKey"), true)...)
+	errs = append(errs, validateTaintKey(cfg.UnreachableTaintKey, fldPath.Child("unreachableTaintKey"), true)...)
+	if cfg.NotReadyTaintKey != "" && cfg.NotReadyTaintKey == cfg.UnreachableTaintKey {
+		errs = append(errs, field.Duplicate(fldPath.Child("unreachableTaintKey"), cfg.UnreachableTaintKey))
+	}
+	if cfg.EvictionTimeout < 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("evictionTimeout"), cfg.EvictionTimeout.String(), "must be greater than or equal to 0"))
+	}
+	names := sets.New[string]()
+	for i, p := range cfg.Policies {
+		pPath := fldPath.Child("policies").Index(i)
+		if p.Name == "" {
+			errs = append(errs, field.Required(pPath.Child("name"), "a name orders the policies"))
+		} else if names.Has(p.Name) {
+			errs = append(errs, field.Duplicate(pPath.Child("name"), p.Name))
+		}
+		names.Insert(p.Name)
+		if len(p.AddOnConditions) == 0 {
+			errs = append(errs, field.Required(pPath.Child("addOnConditions"), "at least one condition match is required"))
+		}
+		errs = append(errs, validateMatches(p.AddOnConditions, pPath.Child("addOnConditions"))...)
+		errs = append(errs, validateMatches(p.RemoveOnConditions, pPath.Child("removeOnConditions"))...)
+		if len(p.Taints) == 0 {
+			errs = append(errs, field.Required(pPath.Child("taints"), "at least one taint is required"))
+		}
+		seen := sets.New[string]()
+		for j, t := range p.Taints {
+			tPath := pPath.Child("taints").Index(j)
+			errs = append(errs, validateTaintKey(t.Key, tPath.Child("key"), false)...)
+			for _, msg := range validation.IsValidLabelValue(t.Value) {
+				errs = append(errs, field.Invalid(tPath.Child("value"), t.Value, msg))
+			}
+			switch t.Effect {
+			case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+			default:
+				errs = append(errs, field.NotSupported(tPath.Child("effect"), t.Effect,
+					[]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
+			}
+			id := t.Key + ":" + string(t.Effect)
+			if seen.Has(id) {
+				errs = append(errs, field.Duplicate(tPath, id))
+			}
+			seen.Insert(id)
+		}
+	}
+	return errs
+}
+
+func validateTaintKey(key string, fldPath *field.Path, emptyOK bool) field.ErrorList {
+	if key == "" {
+		if emptyOK {
+			return nil
+		}
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(key) {
+		errs = append(errs, field.Invalid(fldPath, key, msg))
+	}
+	return errs
+}
+
+func validateMatches(matches []ConditionMatch, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, m := range matches {
+		mPath := fldPath.Index(i)
+		if m.ConditionType == "" {
+			errs = append(errs, field.Required(mPath.Child("conditionType"), ""))
+		}
+		if m.Operator != MatchIn && m.Operator != MatchNotIn {
+			errs = append(errs, field.NotSupported(mPath.Child("operator"), m.Operator, []MatchOperator{MatchIn, MatchNotIn}))
+		}
+		if len(m.StatusValues) == 0 {
+			errs = append(errs, field.Required(mPath.Child("statusValues"), ""))
+		}
+		for j, v := range m.StatusValues {
+			if v != metav1.ConditionTrue && v != metav1.ConditionFalse && v != metav1.ConditionUnknown {
+				errs = append(errs, field.NotSupported(mPath.Child("statusValues").Index(j), v,
+					[]metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}))
+			}
+		}
+	}
+	return errs
+}
+
+// ClusterTaintDiff is the change ComputeClusterTaints asks for. Apply it by
+// writing Result to the cluster's spec.taints with optimistic locking (the
+// resourceVersion the current taints were read at), and only when Changed.
+type ClusterTaintDiff struct {
+	// ToAdd are the taints that are new, with TimeAdded set on NoExecute ones.
+	ToAdd []corev1.Taint
+	// ToRemove are current taints that go.
+	ToRemove []corev1.Taint
+	// Result is the complete new taint list: current taints in their order
+	// (existing TimeAdded kept) without ToRemove, then ToAdd.
+	Result []corev1.Taint
+	// Stamped are kept NoExecute taints that had no TimeAdded and got now,
+	// so toleration countdowns on them start and persist.
+	Stamped []corev1.Taint
+	// Changed reports whether Result differs from the current taints.
+	Changed bool
+	// NextCheck is when the taints will change without any new input (the
+	// NoExecute timeout); zero when nothing is scheduled.
+	NextCheck time.Time
+}
+
+type taintOp struct {
+	taint corev1.Taint
+	add   bool
+}
+
+// ComputeClusterTaints returns the taints a cluster should carry given its
+// conditions, its current taints and now. It is a pure function.
+//
+// Health taints follow the Ready condition: False puts the not-ready taint
+// with effect NoSchedule, Unknown the unreachable one; only one of the two is
+// kept; both go when Ready is True; nothing changes while the cluster has no
+// Ready condition. With NoExecuteAfterTimeout the same key is also added with
+// effect NoExecute once now reaches LastTransitionTime + EvictionTimeout (not
+// a nanosecond earlier), and when Ready moves between False and Unknown the
+// NoExecute taint is swapped at once with its TimeAdded carried over, so a
+// change of failure reason neither restarts nor suspends the eviction clock.
+// Without that mode, NoExecute taints under the health keys belong to users
+// and policies and are left alone.
+//
+// Then Policies apply. New NoExecute taints, and kept NoExecute taints that
+// lack one, get TimeAdded = now; existing TimeAdded values are kept.
+//
+// The error is ErrMissingTransitionTime (wrapped) when the NoExecute timeout
+// cannot be counted; the diff is still returned and usable.
+func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition, current []corev1.Taint, now time.Time) (ClusterTaintDiff, error) {
+	var ops []taintOp
+	var diff ClusterTaintDiff
+	var err error
+	op := func(key, value string, effect corev1.TaintEffect, add bool, timeAdded *metav1.Time) {
+		t := corev1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: timeAdded}
+		for i := range ops {
+			if ops[i].taint.Key == key && ops[i].taint.Effect == effect {
+				ops[i] = taintOp{taint: t, add: add}
+				return
+			}
+		}
+		ops = append(ops, taintOp{taint: t, add: add})
+	}
+
+	notReady := orDefault(cfg.NotReadyTaintKey, TaintKeyClusterNotReady)
+	unreachable := orDefault(cfg.UnreachableTaintKey, TaintKeyClusterUnreachable)
+	timeout := cfg.EvictionTimeout
+	if timeout <= 0 {
+		timeout = DefaultEvictionTimeout
+	}
+	if ready := meta.FindStatusCondition(conditions, ConditionTypeReady); ready != nil {
+		switch ready.Status {
+		case metav1.ConditionTrue:
+			op(notReady, "", corev1.TaintEffectNoSchedule, false, nil)
+			op(unreachable, "", corev1.TaintEffectNoSchedule, false, nil)
+			if cfg.NoExecuteAfterTimeout {
+				op(notReady, "", corev1.TaintEffectNoExecute, false, nil)
+				op(unreachable, "", corev1.TaintEffectNoExecute, false, nil)
+			}
+		case metav1.ConditionFalse, metav1.ConditionUnknown:
+			own, other := notReady, unreachable
+			if ready.Status == metav1.ConditionUnknown {
+				own, other = unreachable, notReady
+			}
+			op(own, "", corev1.TaintEffectNoSchedule, true, nil)
+			op(other, "", corev1.TaintEffectNoSchedule, false, nil)
+			if cfg.NoExecuteAfterTimeout {
+				if prev := findTaint(current, other, corev1.TaintEffectNoExecute); prev >= 0 {
+					op(own, "", corev1.TaintEffectNoExecute, true, current[prev].TimeAdded.DeepCopy())
+					op(other, "", corev1.TaintEffectNoExecute, false, nil)
+				} else if ready.LastTransitionTime.IsZero() {
+					err = fmt.Errorf("%w: NoExecute taint %s not added", ErrMissingTransitionTime, own)
+				} else if due := ready.LastTransitionTime.Add(timeout); !now.Before(due) {
+					op(own, "", corev1.TaintEffectNoExecute, true, nil)
+				} else {
+					diff.NextCheck = due
+				}
+			}
+		}
+	}
+
+	order := make([]int, len(cfg.Policies))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cfg.Policies[order[a]].Name < cfg.Policies[order[b]].Name })
+	for _, i := range order {
+		p := &cfg.Policies[i]
+		add := allMatch(p.AddOnConditions, conditions)
+		if !add && !allMatch(p.RemoveOnConditions, conditions) {
+			continue
+		}
+		for _, t := range p.Taints {
+			op(t.Key, t.Value, t.Effect, add, nil)
+		}
+	}
+
+	nowT := metav1.NewTime(now)
+	result := make([]corev1.Taint, 0, len(current)+len(ops))
+	for i := range current {
+		result = append(result, *current[i].DeepCopy())
+	}
+	for _, o := range ops {
+		idx := findTaint(result, o.taint.Key, o.taint.Effect)
+		switch {
+		case !o.add && idx >= 0:
+			diff.ToRemove = append(diff.ToRemove, result[idx])
+			result = append(result[:idx], result[idx+1:]...)
+		case o.add && idx >= 0 && result[idx].Value != o.taint.Value:
+			diff.ToRemove = append(diff.ToRemove, result[idx])
+			result = append(result[:idx], result[idx+1:]...)
+			fallthrough
+		case o.add && idx < 0:
+			t := o.taint
+			if t.Effect == corev1.TaintEffectNoExecute && t.TimeAdded == nil {
+				t.TimeAdded = nowT.DeepCopy()
+			}
+			diff.ToAdd = append(diff.ToAdd, t)
+		}
+	}
+	for i := range result {
+		if result[i].Effect == corev1.TaintEffectNoExecute && (result[i].TimeAdded == nil || result[i].TimeAdded.IsZero()) {
+			result[i].TimeAdded = nowT.DeepCopy()
+			diff.Stamped = append(diff.Stamped, result[i])
+		}
+	}
+	for _, t := range diff.ToAdd {
+		result = append(result, *t.DeepCopy())
+	}
+	diff.Result = result
+	diff.Changed = len(diff.ToAdd)+len(diff.ToRemove)+len(diff.Stamped) > 0
+	return diff, err
+}
+
+func findTaint(taints []corev1.Taint, key string, effect corev1.TaintEffect) int {
+	for i := range taints {
+		if taints[i].Key == key && taints[i].Effect == effect {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,296 @@
+package failover_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetover/fleetover/failover"
+)
+
+var taintNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func readyCond(status metav1.ConditionStatus, since time.Time) metav1.Condition {
+	return metav1.Condition{Type: failover.ConditionTypeReady, Status: status, Reason: "r", LastTransitionTime: metav1.NewTime(since)}
+}
+
+func ns(key string) corev1.Taint { return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule} }
+
+// taintIDs renders taints as key:effect[@timeAdded-offset-from-taintNow].
+func taintIDs(taints []corev1.Taint) []string {
+	var out []string
+	for _, t := range taints {
+		id := t.Key + "=" + t.Value + ":" + string(t.Effect)
+		if t.TimeAdded != nil {
+			id += "@" + t.TimeAdded.Sub(taintNow).String()
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+func TestComputeClusterTaints(t *testing.T) {
+	const nr, ur = failover.TaintKeyClusterNotReady, failover.TaintKeyClusterUnreachable
+	legacy := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}
+	userTaint := corev1.Taint{Key: "team", Value: "a", Effect: corev1.TaintEffectNoSchedule}
+	cases := []struct {
+		name       string
+		cfg        failover.ClusterTaintConfig
+		conds      []metav1.Condition
+		current    []corev1.Taint
+		wantResult []string
+		wantAdd    []string
+		wantRemove []string
+		wantNext   time.Duration // offset from taintNow, 0 = none
+		wantErr    error
+	}{
+		{name: "no Ready condition: nothing changes",
+			current: []corev1.Taint{ns(nr)}, wantResult: []string{nr + "=:NoSchedule"}},
+		{name: "Ready True removes health taints and keeps others in order",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
+			current:    []corev1.Taint{ns(ur), userTaint, ns(nr)},
+			wantResult: []string{"team=a:NoSchedule"},
+			wantRemove: []string{nr + "=:NoSchedule", ur + "=:NoSchedule"}},
+		{name: "Ready False adds not-ready NoSchedule and drops unreachable",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-time.Hour))},
+			current:    []corev1.Taint{ns(ur)},
+			wantResult: []string{nr + "=:NoSchedule"},
+			wantAdd:    []string{nr + "=:NoSchedule"}, wantRemove: []string{ur + "=:NoSchedule"}},
+		{name: "Ready Unknown adds unreachable NoSchedule and drops not-ready",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow)},
+			current:    []corev1.Taint{ns(nr)},
+			wantResult: []string{ur + "=:NoSchedule"},
+			wantAdd:    []string{ur + "=:NoSchedule"}, wantRemove: []string{nr + "=:NoSchedule"}},
+		{name: "default mode never adds NoExecute and leaves the user's alone",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-time.Hour))},
+			current:    []corev1.Taint{noExecute(nr, taintNow.Add(-time.Minute))},
+			wantResult: []string{nr + "=:NoExecute@-1m0s", nr + "=:NoSchedule"},
+			wantAdd:    []string{nr + "=:NoSchedule"}},
+		{name: "default mode: Ready True keeps the user's NoExecute (their policy removes it)",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
+			current:    []corev1.Taint{noExecute(nr, taintNow.Add(-time.Minute))},
+			wantResult: []string{nr + "=:NoExecute@-1m0s"}},
+		{name: "legacy: 1ns before the eviction timeout, no NoExecute yet",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-5*time.Minute+time.Nanosecond))},
+			current:    []corev1.Taint{ns(nr)},
+			wantResult: []string{nr + "=:NoSchedule"},
+			wantNext:   time.Nanosecond},
+		{name: "legacy: exactly at the eviction timeout, NoExecute stamped now",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-5*time.Minute))},
+			current:    []corev1.Taint{ns(nr)},
+			wantResult: []string{nr + "=:NoSchedule", nr + "=:NoExecute@0s"},
+			wantAdd:    []string{nr + "=:NoExecute@0s"}},
+		{name: "legacy: custom timeout and keys",
+			cfg: failover.ClusterTaintConfig{NoExecuteAfterTimeout: true, EvictionTimeout: time.Minute,
+				NotReadyTaintKey: "example.com/down", UnreachableTaintKey: "example.com/gone"},
+			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow.Add(-2*time.Minute))},
+			current:    []corev1.Taint{ns("example.com/down")},
+			wantResult: []string{"example.com/gone=:NoSchedule", "example.com/gone=:NoExecute@0s"},
+			wantAdd:    []string{"example.com/gone=:NoSchedule", "example.com/gone=:NoExecute@0s"},
+			wantRemove: []string{"example.com/down=:NoSchedule"}},
+		{name: "legacy: existing NoExecute keeps its TimeAdded",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-time.Hour))},
+			current:    []corev1.Taint{ns(nr), noExecute(nr, taintNow.Add(-30*time.Minute))},
+			wantResult: []string{nr + "=:NoSchedule", nr + "=:NoExecute@-30m0s"}},
+		{name: "legacy: False to Unknown swaps the NoExecute at once, carrying TimeAdded",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow)},
+			current:    []corev1.Taint{ns(nr), noExecute(nr, taintNow.Add(-7*time.Minute))},
+			wantResult: []string{ur + "=:NoSchedule", ur + "=:NoExecute@-7m0s"},
+			wantAdd:    []string{ur + "=:NoSchedule", ur + "=:NoExecute@-7m0s"},
+			wantRemove: []string{nr + "=:NoSchedule", nr + "=:NoExecute@-7m0s"}},
+		{name: "legacy: Ready True removes NoExecute too",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
+			current:    []corev1.Taint{ns(ur), noExecute(ur, taintNow.Add(-time.Minute))},
+			wantResult: nil,
+			wantRemove: []string{ur + "=:NoSchedule", ur + "=:NoExecute@-1m0s"}},
+		{name: "legacy: missing LastTransitionTime is an error, NoSchedule still applied",
+			cfg:        legacy,
+			conds:      []metav1.Condition{{Type: failover.ConditionTypeReady, Status: metav1.ConditionFalse}},
+			wantResult: []string{nr + "=:NoSchedule"},
+			wantAdd:    []string{nr + "=:NoSchedule"},
+			wantErr:    failover.ErrMissingTransitionTime},
+		{name: "NoExecute without TimeAdded gets stamped",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
+			current:    []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoExecute}},
+			wantResult: []string{"maintenance=:NoExecute@0s"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := make([]corev1.Taint, len(tc.current))
+			for i := range tc.current {
+				before[i] = *tc.current[i].DeepCopy()
+			}
+			diff, err := failover.ComputeClusterTaints(tc.cfg, tc.conds, tc.current, taintNow)
+			if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if d := cmp.Diff(tc.wantResult, taintIDs(diff.Result)); d != "" {
+				t.Errorf("Result (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantAdd, taintIDs(diff.ToAdd)); d != "" {
+				t.Errorf("ToAdd (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.wantRemove, taintIDs(diff.ToRemove)); d != "" {
+				t.Errorf("ToRemove (-want +got):\n%s", d)
+			}
+			wantNext := time.Time{}
+			if tc.wantNext != 0 {
+				wantNext = taintNow.Add(tc.wantNext)
+			}
+			if !diff.NextCheck.Equal(wantNext) {
+				t.Errorf("NextCheck = %v, want %v", diff.NextCheck, wantNext)
+			}
+			if want := !cmp.Equal(taintIDs(before), taintIDs(diff.Result)); diff.Changed != want {
+				t.Errorf("Changed = %v, want %v", diff.Changed, want)
+			}
+			if d := cmp.Diff(before, tc.current, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("input modified (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestComputeClusterTaintsNoExecuteTimeline(t *testing.T) {
+	// Walk the clock over the eviction timeout: the NoExecute taint must be
+	// absent at every instant before LastTransitionTime + 5 min and present
+	// from that instant on; NextCheck names that instant while it is pending.
+	ltt := taintNow
+	cfg := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}
+	conds := []metav1.Condition{readyCond(metav1.ConditionFalse, ltt)}
+	due := ltt.Add(failover.DefaultEvictionTimeout)
+	for _, now := range []time.Time{ltt, ltt.Add(time.Minute), due.Add(-time.Second), due.Add(-time.Nanosecond), due, due.Add(time.Hour)} {
+		diff, err := failover.ComputeClusterTaints(cfg, conds, nil, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hasNoExecute := false
+		for _, tn := range diff.Result {
+			if tn.Effect == corev1.TaintEffectNoExecute {
+				hasNoExecute = true
+				if !tn.TimeAdded.Time.Equal(now) {
+					t.Errorf("at %v: TimeAdded %v, want now", now.Sub(ltt), tn.TimeAdded)
+				}
+			}
+		}
+		if want := !now.Before(due); hasNoExecute != want {
+			t.Errorf("at +%v: NoExecute present = %v, want %v", now.Sub(ltt), hasNoExecute, want)
+		}
+		if now.Before(due) && !diff.NextCheck.Equal(due) {
+			t.Errorf("at +%v: NextCheck = %v, want %v", now.Sub(ltt), diff.NextCheck, due)
+		}
+		if !now.Before(due) && !diff.NextCheck.IsZero() {
+			t.Errorf("at +%v: NextCheck = %v, want none", now.Sub(ltt), diff.NextCheck)
+		}
+	}
+}
+
+func TestComputeClusterTaintsPolicies(t *testing.T) {
+	netDown := metav1.Condition{Type: "NetworkAvailable", Status: metav1.ConditionFalse}
+	netUp := metav1.Condition{Type: "NetworkAvailable", Status: metav1.ConditionTrue}
+	notTrue := func(typ string) []failover.ConditionMatch {
+		return []failover.ConditionMatch{{ConditionType: typ, Operator: failover.MatchNotIn, StatusValues: []metav1.ConditionStatus{metav1.ConditionTrue}}}
+	}
+	isTrue := func(typ string) []failover.ConditionMatch {
+		return []failover.ConditionMatch{{ConditionType: typ, Operator: failover.MatchIn, StatusValues: []metav1.ConditionStatus{metav1.ConditionTrue}}}
+	}
+	evictOnNet := failover.ConditionTaintPolicy{Name: "b-evict", AddOnConditions: notTrue("NetworkAvailable"), RemoveOnConditions: isTrue("NetworkAvailable"),
+		Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}}
+	// Sorted before b-evict by name although listed after it; b-evict then
+	// overrides its decision on the same key and effect.
+	earlier := failover.ConditionTaintPolicy{Name: "a-keep", AddOnConditions: isTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
+		Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}}
+
+	cases := []struct {
+		name       string
+		policies   []failover.ConditionTaintPolicy
+		conds      []metav1.Condition
+		current    []corev1.Taint
+		wantResult []string
+	}{
+		{name: "add on match, stamped now", policies: []failover.ConditionTaintPolicy{evictOnNet},
+			conds: []metav1.Condition{netDown}, wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "kept with its TimeAdded while matching", policies: []failover.ConditionTaintPolicy{evictOnNet},
+			conds:      []metav1.Condition{netDown},
+			current:    []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
+			wantResult: []string{"network=down:NoExecute@-1m0s"}},
+		{name: "removed on the remove match", policies: []failover.ConditionTaintPolicy{evictOnNet},
+			conds:   []metav1.Condition{netUp},
+			current: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow}}}},
+		{name: "condition absent: neither add nor remove", policies: []failover.ConditionTaintPolicy{evictOnNet},
+			current:    []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow}}},
+			wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "value change replaces the taint", policies: []failover.ConditionTaintPolicy{evictOnNet},
+			conds:      []metav1.Condition{netDown},
+			current:    []corev1.Taint{{Key: "network", Value: "flaky", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
+			wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "policies apply in name order, later wins", policies: []failover.ConditionTaintPolicy{evictOnNet, earlier},
+			conds: []metav1.Condition{netDown}, wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "add wins over remove within a policy", policies: []failover.ConditionTaintPolicy{{Name: "both",
+			AddOnConditions: notTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
+			Taints: []corev1.Taint{{Key: "n", Effect: corev1.TaintEffectNoSchedule}}}},
+			conds: []metav1.Condition{netDown}, wantResult: []string{"n=:NoSchedule"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			diff, err := failover.ComputeClusterTaints(failover.ClusterTaintConfig{Policies: tc.policies}, tc.conds, tc.current, taintNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.wantResult, taintIDs(diff.Result)); d != "" {
+				t.Errorf("Result (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestValidateClusterTaintConfig(t *testing.T) {
+	good := failover.ClusterTaintConfig{Policies: []failover.ConditionTaintPolicy{{
+		Name:            "net",
+		AddOnConditions: []failover.ConditionMatch{{ConditionType: "Ready", Operator: failover.MatchIn, StatusValues: []metav1.ConditionStatus{metav1.ConditionFalse}}},
+		Taints:          []corev1.Taint{{Key: "example.com/net", Effect: corev1.TaintEffectNoExecute}},
+	}}}
+	if errs := failover.ValidateClusterTaintConfig(good, field.NewPath("taints")); len(errs) != 0 {
+		t.Fatalf("valid config refused: %v", errs)
+	}
+	bad := failover.ClusterTaintConfig{
+		NotReadyTaintKey: "bad key", UnreachableTaintKey: "bad key", EvictionTimeout: -time.Second,
+		Policies: []failover.ConditionTaintPolicy{
+			{Name: "p", AddOnConditions: []failover.ConditionMatch{{Operator: "Is", StatusValues: []metav1.ConditionStatus{"Maybe"}}},
+				Taints: []corev1.Taint{{Key: "k", Effect: "Evict"}, {Key: "k", Effect: "Evict"}}},
+			{Name: "p"},
+		},
+	}
+	var got []string
+	for _, e := range failover.ValidateClusterTaintConfig(bad, field.NewPath("taints")) {
+		got = append(got, string(e.Type)+" "+e.Field)
+	}
+	want := []string{
+		"FieldValueInvalid taints.notReadyTaintKey",
+		"FieldValueInvalid taints.unreachableTaintKey",
+		"FieldValueDuplicate taints.unreachableTaintKey",
+		"FieldValueInvalid taints.evictionTimeout",
+		"FieldValueRequired taints.policies[0].addOnConditions[0].conditionType",
+		"FieldValueNotSupported taints.policies[0].addOnConditions[0].operator",
+		"FieldValueNotSupported taints.policies[0].addOnConditions[0].statusValues[0]",
+		"FieldValueNotSupported taints.policies[0].taints[0].effect",
+		"FieldValueNotSupported taints.policies[0].taints[1].effect",
+		"FieldValueDuplicate taints.policies[0].taints[1]",
+		"FieldValueDuplicate taints.policies[1].name",
+		"FieldValueRequired taints.policies[1].addOnConditions",
+		"FieldValueRequired taints.policies[1].taints",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+}

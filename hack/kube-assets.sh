@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds the kube-apiserver and etcd binaries that envtest starts for the
+# examples/karmada integration tests, from the Go module proxy alone (no
+# release tarballs, no container images), and caches them by version.
+#
+# stdout: the assets folder only (use it as KUBEBUILDER_ASSETS).
+# stderr: progress.
+#
+# Overrides: KUBE_ASSETS_K8S_VERSION, KUBE_ASSETS_ETCD_VERSION,
+# KUBE_ASSETS_CACHE (the parent folder of the per-version folders).
+set -euo pipefail
+
+k8s_version="${KUBE_ASSETS_K8S_VERSION:-v1.36.3}"
+etcd_version="${KUBE_ASSETS_ETCD_VERSION:-v3.6.16}"
+# Staging modules (k8s.io/api, k8s.io/apiserver, ...) carry the same minor and
+# patch as Kubernetes under major version 0: v1.36.3 -> v0.36.3.
+staging_version="v0.${k8s_version#v1.}"
+
+cache_root="${KUBE_ASSETS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fleetover/kube-assets}"
+assets="${cache_root}/${k8s_version}-${etcd_version}"
+
+log() { echo "kube-assets: $*" >&2; }
+
+assets_work() {
+  [ -x "${assets}/kube-apiserver" ] && [ -x "${assets}/etcd" ] &&
+    "${assets}/kube-apiserver" --version >/dev/null 2>&1 &&
+    "${assets}/etcd" --version >/dev/null 2>&1
+}
+
+if assets_work; then
+  echo "${assets}"
+  exit 0
+fi
+
+mkdir -p "${cache_root}"
+work=$(mktemp -d "${cache_root}/.build-XXXXXX")
+trap 'chmod -R u+w "${work}" 2>/dev/null || true; rm -rf "${work}"' EXIT
+
+# The builds must not touch the caller's module (GOFLAGS may carry -mod=...),
+# nor try to fetch a newer toolchain.
+export GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+build_flags=(-trimpath "-ldflags=-s -w")
+start=$(date +%s)
+
+# kube-apiserver: k8s.io/kubernetes replaces its staging modules with local
+# folders, which do not exist in the module zip, so a consumer must replace
+# each of them with the published staging release of the same version.
+log "building kube-apiserver ${k8s_version} (staging ${staging_version})"
+mkdir -p "${work}/apiserver" "${work}/out"
+(
+  cd "${work}/apiserver"
+  go mod init fleetover.local/kube-assets/apiserver >/dev/null 2>&1
+  k8s_mod=$(go mod download -json "k8s.io/kubernetes@${k8s_version}" |
+    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+  [ -n "${k8s_mod}" ] || { log "cannot download k8s.io/kubernetes@${k8s_version}"; exit 1; }
+  go mod edit -require="k8s.io/kubernetes@${k8s_version}"
+  staging=$(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\) => \./staging/src/.*#\1#p' "${k8s_mod}")
+  [ -n "${staging}" ] || { log "no staging replaces found in ${k8s_mod}"; exit 1; }
+  for m in ${staging}; do
+    go mod edit -replace="${m}=${m}@${staging_version}"
+  done
+  cat >tools.go <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kube-apiserver"
+EOF
+  go mod tidy >&2
+  go build "${build_flags[@]}" -o "${work}/out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
+)
+
+# etcd: the server module's root package is the etcd main package. A separate
+# module keeps its dependency graph from mixing with the API server's.
+log "building etcd ${etcd_version}"
+mkdir -p "${work}/etcd"
+(
+  cd "${work}/etcd"
+  go mod init fleetover.local/kube-assets/etcd >/dev/null 2>&1
+  go mod edit -require="go.etcd.io/etcd/server/v3@${etcd_version}"
+  cat >tools.go <<'EOF'
+//go:build tools
+
+package tools
+
+import _ "go.etcd.io/etcd/server/v3"
+EOF
+  go mod tidy >&2
+  go build "${build_flags[@]}" -o "${work}/out/etcd" go.etcd.io/etcd/server/v3 >&2
+)
+
+"${work}/out/kube-apiserver" --version >&2
+"${work}/out/etcd" --version >&2
+
+# Publish atomically: a concurrent run either sees no folder or a complete one.
+if [ -d "${assets}" ]; then
+  rm -rf "${assets}"
+fi
+mv "${work}/out" "${assets}" 2>/dev/null || assets_work || { log "cannot publish ${assets}"; exit 1; }
+log "built in $(( $(date +%s) - start ))s -> ${assets}"
+echo "${assets}"

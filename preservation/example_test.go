@@ -1,0 +1,91 @@
+package preservation_test
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetover/fleetover/preservation"
+)
+
+func ExampleCompile() {
+	_, err := preservation.Compile([]preservation.StatePreservationRule{
+		{AliasLabelName: "failover.example.io/job-id", JSONPath: ".jobStatus.jobId"},
+	})
+	fmt.Println(errors.Is(err, preservation.ErrInvalidRules))
+	fmt.Println(err)
+	// Output:
+	// true
+	// invalid state preservation rules: rules[0].jsonPath: Invalid value: ".jobStatus.jobId": template has no {...} action: without braces JSONPath prints the text literally; write it as "{ .field }"
+}
+
+func ExampleRules_ExtractFromJSON() {
+	rules, err := preservation.Compile([]preservation.StatePreservationRule{
+		{AliasLabelName: "failover.example.io/job-id", JSONPath: "{ .jobStatus.jobId }"},
+		{AliasLabelName: "failover.example.io/replicas", JSONPath: "{ .taskManager.replicas }"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	status := []byte(`{"jobStatus":{"jobId":"e6fdb5c0997c11b0c62d796b3df25e86","state":"RUNNING"},"taskManager":{"replicas":2}}`)
+	state, err := rules.ExtractFromJSON(status)
+	fmt.Println(state, err)
+
+	// A path the status does not have is an error naming the rule.
+	typo, _ := preservation.Compile([]preservation.StatePreservationRule{
+		{AliasLabelName: "failover.example.io/job-id", JSONPath: "{ .jobStatus.jobID }"},
+	})
+	_, err = typo.ExtractFromJSON(status)
+	fmt.Println(errors.Is(err, preservation.ErrFieldNotFound))
+	fmt.Println(err)
+	// Output:
+	// map[failover.example.io/job-id:e6fdb5c0997c11b0c62d796b3df25e86 failover.example.io/replicas:2] <nil>
+	// true
+	// state preservation rule "failover.example.io/job-id" (jsonPath "{ .jobStatus.jobID }"): field not found in status: .status.jobStatus has no field "jobID"
+}
+
+func ExampleEncodeInvalidValues() {
+	rules, _ := preservation.Compile([]preservation.StatePreservationRule{
+		{AliasLabelName: "failover.example.io/savepoint", JSONPath: "{ .jobStatus.savepointInfo.lastSavepoint.location }"},
+	})
+	status := []byte(`{"jobStatus":{"savepointInfo":{"lastSavepoint":{"location":"s3://state/savepoint-c7a3b1"}}}}`)
+	_, err := rules.ExtractFromJSON(status)
+	fmt.Println(errors.Is(err, preservation.ErrInvalidLabelValue))
+	state, _ := rules.ExtractFromJSON(status, preservation.EncodeInvalidValues())
+	fmt.Println(state["failover.example.io/savepoint"])
+	// Output:
+	// true
+	// s3---state-savepoint-c7a3b1-8d7a1a17d703186f
+}
+
+func ExampleInject() {
+	manifest := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkDeployment",
+		"metadata":   map[string]any{"name": "foo", "labels": map[string]any{"app": "foo"}},
+	}}
+	err := preservation.Inject(manifest, map[string]string{"failover.example.io/job-id": "e6fdb5c0997c11b0c62d796b3df25e86"})
+	fmt.Println(manifest.GetLabels(), err)
+	// Output:
+	// map[app:foo failover.example.io/job-id:e6fdb5c0997c11b0c62d796b3df25e86] <nil>
+}
+
+func ExampleInjector_InjectFor() {
+	task := preservation.Carrier{
+		FromCluster:            "member1",
+		ClustersBeforeFailover: []string{"member1"},
+		State:                  map[string]string{"failover.example.io/job-id": "e6fdb5c0997c11b0c62d796b3df25e86"},
+		CreatedAt:              time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+	}
+	injector := preservation.Injector{Enabled: true}
+	for _, cluster := range []string{"member1", "member2"} {
+		manifest := &unstructured.Unstructured{Object: map[string]any{"kind": "FlinkDeployment"}}
+		injected, err := injector.InjectFor(manifest, cluster, []preservation.Carrier{task})
+		fmt.Println(cluster, injected, manifest.GetLabels(), err)
+	}
+	// Output:
+	// member1 false map[] <nil>
+	// member2 true map[failover.example.io/job-id:e6fdb5c0997c11b0c62d796b3df25e86] <nil>
+}

@@ -1,0 +1,405 @@
+package preservation
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"unicode/utf8"
+)
+
+// maxNestingDepth matches encoding/json, so the scanner refuses exactly the
+// documents json.Unmarshal refuses for depth.
+const maxNestingDepth = 10000
+
+// chainResult is what one pass found for one plain-chain rule: the raw
+// bytes of the value, or how many segments matched before the path ended.
+type chainResult struct {
+	start, end int
+	matched    int
+	found      bool
+}
+
+// scanner validates a whole JSON document in one pass, as strictly as
+// encoding/json does, and records the raw span of the values that plain
+// chains select. It decodes nothing it does not select.
+type scanner struct {
+	data    []byte
+	pos     int
+	depth   int
+	results []chainResult
+}
+
+var errUnexpectedEnd = errors.New("unexpected end of JSON input")
+
+func (s *scanner) syntaxError(what string) error {
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	return fmt.Errorf("invalid character %q %s at offset %d", s.data[s.pos], what, s.pos)
+}
+
+// scanStatus scans a whole status document for the chains under root.
+// Empty input counts as null. A document that is neither an object nor
+// null is refused, as json.Unmarshal into a map refuses it.
+func (s *scanner) scanStatus(root *chainNode) error {
+	if len(s.data) == 0 {
+		return nil
+	}
+	s.skipSpace()
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	first := s.data[s.pos]
+	var err error
+	if first == '{' {
+		err = s.object(root)
+	} else {
+		err = s.skipValue()
+	}
+	if err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos != len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	if first != '{' && first != 'n' {
+		return errors.New("status must be a JSON object")
+	}
+	return nil
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// skipValue validates the value at pos (no leading space) and moves past it.
+func (s *scanner) skipValue() error {
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	switch c := s.data[s.pos]; {
+	case c == '{':
+		return s.object(nil)
+	case c == '[':
+		return s.array()
+	case c == '"':
+		_, err := s.skipString()
+		return err
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.skipNumber()
+	default:
+		return s.syntaxError("looking for beginning of value")
+	}
+}
+
+func (s *scanner) literal(word string) error {
+	for i := 0; i < len(word); i++ {
+		if s.pos >= len(s.data) || s.data[s.pos] != word[i] {
+			return s.syntaxError("in literal " + word)
+		}
+		s.pos++
+	}
+	return nil
+}
+
+func (s *scanner) enter() error {
+	s.depth++
+	if s.depth > maxNestingDepth {
+		return errors.New("exceeded max depth")
+	}
+	s.pos++
+	s.skipSpace()
+	return nil
+}
+
+// object scans the object at pos. node is the chain segment the object
+// stands for, nil when no chain goes through it.
+func (s *scanner) object(node *chainNode) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+			return s.syntaxError("looking for beginning of object key string")
+		}
+		keyStart := s.pos
+		plain, err := s.skipString()
+		if err != nil {
+			return err
+		}
+		var child *chainNode
+		if node != nil && len(node.children) > 0 {
+			child = node.lookup(s.data[keyStart:s.pos], plain)
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+			return s.syntaxError("after object key")
+		}
+		s.pos++
+		s.skipSpace()
+		if child == nil {
+			err = s.skipValue()
+		} else {
+			err = s.selected(child)
+		}
+		if err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+			s.skipSpace()
+		case '}':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return s.syntaxError("after object key:value pair")
+		}
+	}
+}
+
+// selected scans the value of a key some chain goes through. A later
+// duplicate key replaces an earlier one, as in a decoded map, so every rule
+// through this key forgets what the earlier occurrence gave it.
+func (s *scanner) selected(node *chainNode) error {
+	for _, rule := range node.passing {
+		s.results[rule] = chainResult{matched: node.depth}
+	}
+	start := s.pos
+	var err error
+	if len(node.children) > 0 && s.pos < len(s.data) && s.data[s.pos] == '{' {
+		err = s.object(node)
+	} else {
+		err = s.skipValue()
+	}
+	if err != nil {
+		return err
+	}
+	for _, rule := range node.ending {
+		s.results[rule] = chainResult{start: start, end: s.pos, matched: node.depth, found: true}
+	}
+	return nil
+}
+
+// lookup finds the child for a raw quoted key. Keys with escapes or invalid
+// UTF-8 are decoded first, as encoding/json would decode them.
+func (n *chainNode) lookup(quoted []byte, plain bool) *chainNode {
+	raw := quoted[1 : len(quoted)-1]
+	if plain {
+		return n.childBytes(raw)
+	}
+	// Cloned so that the scanned document never escapes to the heap.
+	key, ok := unquote(bytes.Clone(quoted))
+	if !ok {
+		return nil
+	}
+	return n.child(key)
+}
+
+func (s *scanner) array() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+		s.depth--
+		return nil
+	}
+	for {
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.pos >= len(s.data) {
+			return errUnexpectedEnd
+		}
+		switch s.data[s.pos] {
+		case ',':
+			s.pos++
+			s.skipSpace()
+		case ']':
+			s.pos++
+			s.depth--
+			return nil
+		default:
+			return s.syntaxError("after array element")
+		}
+	}
+}
+
+// skipString moves past the string at pos. plain reports that its bytes
+// are the decoded string: no escapes, and valid UTF-8.
+func (s *scanner) skipString() (plain bool, err error) {
+	s.pos++
+	start := s.pos
+	escaped, high := false, false
+	for {
+		s.pos = nextStringSpecial(s.data, s.pos)
+		if s.pos >= len(s.data) {
+			return false, errUnexpectedEnd
+		}
+		switch c := s.data[s.pos]; {
+		case c == '"':
+			plain = !escaped && (!high || utf8.Valid(s.data[start:s.pos]))
+			s.pos++
+			return plain, nil
+		case c == '\\':
+			escaped = true
+			s.pos++
+			if s.pos >= len(s.data) {
+				return false, errUnexpectedEnd
+			}
+			switch s.data[s.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.pos++
+			case 'u':
+				s.pos++
+				for range 4 {
+					if s.pos >= len(s.data) || !isHex(s.data[s.pos]) {
+						return false, s.syntaxError("in \\u hexadecimal character escape")
+					}
+					s.pos++
+				}
+			default:
+				return false, s.syntaxError("in string escape code")
+			}
+		case c < 0x20:
+			return false, s.syntaxError("in string literal")
+		default: // a byte from 0x80 up
+			high = true
+			s.pos++
+		}
+	}
+}
+
+// SWAR constants: one in every byte, and the high bit of every byte.
+const (
+	everyByte   = 0x0101010101010101
+	highOfBytes = 0x8080808080808080
+)
+
+// nextStringSpecial returns the position of the first byte at or after pos
+// that needs a look inside a string: a quote, a backslash, a control
+// character or a byte from 0x80 up; len(data) when there is none. It tests
+// eight bytes at a time with the classic "some byte is zero" and "some byte
+// is below n" bit tricks; their lowest flagged byte is always a true match
+// (false positives only sit above a true one), so the trailing zero count
+// locates it.
+func nextStringSpecial(data []byte, pos int) int {
+	for pos+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[pos:])
+		quote := x ^ (everyByte * '"')
+		backslash := x ^ (everyByte * '\\')
+		special := ((x - everyByte*0x20) & ^x) | // a byte below 0x20
+			((quote - everyByte) & ^quote) | // a quote
+			((backslash - everyByte) & ^backslash) | // a backslash
+			x // a byte from 0x80 up
+		if m := special & highOfBytes; m != 0 {
+			return pos + bits.TrailingZeros64(m)>>3
+		}
+		pos += 8
+	}
+	for ; pos < len(data); pos++ {
+		if c := data[pos]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return pos
+		}
+	}
+	return pos
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// skipNumber validates the JSON number grammar and, like json.Unmarshal
+// into interface{}, refuses a number a float64 cannot hold. Only numbers
+// that could be that large are parsed.
+func (s *scanner) skipNumber() error {
+	start := s.pos
+	if s.data[s.pos] == '-' {
+		s.pos++
+	}
+	if s.pos >= len(s.data) {
+		return errUnexpectedEnd
+	}
+	intDigits := 0
+	switch c := s.data[s.pos]; {
+	case c == '0':
+		s.pos++
+		intDigits = 1
+	case c >= '1' && c <= '9':
+		for s.pos < len(s.data) && isDigit(s.data[s.pos]) {
+			s.pos++
+			intDigits++
+		}
+	default:
+		return s.syntaxError("in numeric literal")
+	}
+	if s.pos < len(s.data) && s.data[s.pos] == '.' {
+		s.pos++
+		if s.pos >= len(s.data) || !isDigit(s.data[s.pos]) {
+			return s.syntaxError("after decimal point in numeric literal")
+		}
+		for s.pos < len(s.data) && isDigit(s.data[s.pos]) {
+			s.pos++
+		}
+	}
+	exponent := 0
+	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
+		s.pos++
+		negative := false
+		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
+			negative = s.data[s.pos] == '-'
+			s.pos++
+		}
+		if s.pos >= len(s.data) || !isDigit(s.data[s.pos]) {
+			return s.syntaxError("in exponent of numeric literal")
+		}
+		for s.pos < len(s.data) && isDigit(s.data[s.pos]) {
+			if exponent < 1_000_000 {
+				exponent = exponent*10 + int(s.data[s.pos]-'0')
+			}
+			s.pos++
+		}
+		if negative {
+			exponent = -exponent
+		}
+	}
+	// The magnitude is below 10^(intDigits+exponent); float64 overflows
+	// only past 1.8e308.
+	if intDigits+exponent >= 300 {
+		if _, err := strconv.ParseFloat(string(s.data[start:s.pos]), 64); err != nil {
+			return fmt.Errorf("cannot unmarshal number %s into a float64", string(s.data[start:s.pos]))
+		}
+	}
+	return nil
+}

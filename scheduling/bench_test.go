@@ -1,0 +1,116 @@
+package scheduling
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+)
+
+// benchFleet is n clusters, every 10th with a not-ready NoSchedule taint and
+// every 100th also NoExecute, each with a zone label and a capacity.
+func benchFleet(n int) []Cluster {
+	fleet := make([]Cluster, n)
+	for i := range fleet {
+		c := &fleet[i]
+		c.Name = fmt.Sprintf("member-%05d", i)
+		c.Labels = map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3)}
+		avail := int32(5 + i%7)
+		c.AvailableReplicas = &avail
+		if i%10 == 0 {
+			c.Taints = append(c.Taints, notReadyNoSchedule)
+		}
+		if i%100 == 0 {
+			c.Taints = append(c.Taints, notReadyNoExecute)
+		}
+	}
+	return fleet
+}
+
+// benchWorkload has Karmada's two default NoExecute tolerations, three
+// clusters, one eviction task and two history records.
+func benchWorkload(fleet []Cluster, now time.Time) *Workload {
+	secs := int64(300)
+	return &Workload{
+		Name: "default/nginx",
+		Tolerations: []corev1.Toleration{
+			{Key: "cluster.karmada.io/not-ready", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs},
+			{Key: "cluster.karmada.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: &secs},
+		},
+		Placement:     []string{fleet[1].Name, fleet[2].Name, fleet[3].Name},
+		EvictionTasks: []eviction.GracefulEvictionTask{{FromCluster: fleet[4].Name}},
+		History: HistoryRecords{Records: []EvictionRecord{
+			{ClusterName: fleet[5].Name, CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))},
+			{ClusterName: fleet[6].Name, CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
+		}, BlockPredecessorSeconds: 600},
+		Now: now,
+	}
+}
+
+func BenchmarkRunFilters5000(b *testing.B) {
+	fleet := benchFleet(5000)
+	w := benchWorkload(fleet, time.Unix(1_000_000, 0))
+	filters := DefaultFilters()
+	b.ReportAllocs()
+	cpu := startCPU()
+	for b.Loop() {
+		res := RunFilters(w, fleet, filters...)
+		if len(res.Feasible) == 0 {
+			b.Fatal("nothing feasible")
+		}
+	}
+	cpu.report(b)
+}
+
+func BenchmarkRunFiltersInto5000(b *testing.B) {
+	fleet := benchFleet(5000)
+	w := benchWorkload(fleet, time.Unix(1_000_000, 0))
+	filters := DefaultFilters()
+	var res Result
+	b.ReportAllocs()
+	cpu := startCPU()
+	for b.Loop() {
+		RunFiltersInto(&res, w, fleet, filters...)
+		if len(res.Feasible) == 0 {
+			b.Fatal("nothing feasible")
+		}
+	}
+	cpu.report(b)
+}
+
+func BenchmarkReplaceDivided1000(b *testing.B) {
+	fleet := benchFleet(1000)
+	now := time.Unix(1_000_000, 0)
+	w := benchWorkload(fleet, now)
+	// 100 replicas on ten clusters; two of them fail.
+	var targets []TargetCluster
+	for i := 11; i < 21; i++ {
+		targets = append(targets, TargetCluster{Name: fleet[i].Name, Replicas: 10})
+	}
+	for _, div := range []DivisionPreference{DivideByStaticWeight, DivideByAvailableReplicas, DivideAggregated} {
+		b.Run(string(div), func(b *testing.B) {
+			req := &Request{
+				Workload: w,
+				Type:     Divided,
+				Targets:  targets,
+				Failed:   []string{fleet[11].Name, fleet[12].Name},
+				Clusters: fleet,
+				Replicas: 100,
+				Division: div,
+			}
+			b.ReportAllocs()
+			cpu := startCPU()
+			for b.Loop() {
+				plan, err := Replace(req)
+				if err != nil || !plan.Changed {
+					b.Fatalf("%v %+v", err, plan.Reason)
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}

@@ -1,0 +1,91 @@
+package scheduling
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+)
+
+// Cluster is what filters see of a member cluster.
+type Cluster struct {
+	// Name identifies the cluster.
+	Name string
+	// Taints are the cluster's taints (failover sets not-ready / unreachable).
+	Taints []corev1.Taint
+	// Labels are the cluster's labels (zone, region, provider, ...).
+	Labels map[string]string
+	// AvailableReplicas is how many more replicas of the workload the cluster
+	// can take; nil means unknown (no limit is applied).
+	AvailableReplicas *int32
+}
+
+// EvictionHistory tells whether a workload is kept away from a cluster it was
+// evicted from. The eviction package keeps such a history; HistoryRecords is
+// a plain implementation over the records stored on a binding.
+type EvictionHistory interface {
+	// BlockedUntil reports whether the workload may not go to cluster at now.
+	// When blocked, until is when the block ends; a zero until means the
+	// block never ends.
+	BlockedUntil(cluster string, now time.Time) (until time.Time, blocked bool)
+}
+
+// SuspensionChecker tells whether dispatching to a cluster is suspended.
+// *suspension.Suspension implements it (a nil one suspends nothing).
+type SuspensionChecker interface {
+	DispatchSuspended(cluster string) bool
+}
+
+// SuspensionFunc adapts a function to SuspensionChecker.
+type SuspensionFunc func(cluster string) bool
+
+// DispatchSuspended calls f.
+func (f SuspensionFunc) DispatchSuspended(cluster string) bool { return f(cluster) }
+
+// Workload is what filters see of the workload being placed. The zero value
+// is a workload with no tolerations, no placement and no history.
+type Workload struct {
+	// Name identifies the workload in reasons and errors.
+	Name string
+	// Tolerations of the workload's policy.
+	Tolerations []corev1.Toleration
+	// Placement lists the clusters the workload is on now.
+	Placement []string
+	// EvictionTasks are the workload's graceful eviction tasks; a cluster
+	// being left is no target.
+	EvictionTasks []eviction.GracefulEvictionTask
+	// History, when set, keeps the workload away from clusters it was evicted
+	// from.
+	History EvictionHistory
+	// Suspension, when set, says which clusters dispatching is suspended to.
+	Suspension SuspensionChecker
+	// Now is the time decisions are made for.
+	Now time.Time
+}
+
+// InPlacement reports whether the workload is on cluster now.
+func (w *Workload) InPlacement(cluster string) bool {
+	for _, c := range w.Placement {
+		if c == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+// Evicting reports whether a graceful eviction task moves the workload off
+// cluster.
+func (w *Workload) Evicting(cluster string) bool {
+	for i := range w.EvictionTasks {
+		if w.EvictionTasks[i].FromCluster == cluster {
+			return true
+		}
+	}
+	return false
+}
+
+// suspended is false when no checker is set.
+func (w *Workload) suspended(cluster string) bool {
+	return w.Suspension != nil && w.Suspension.DispatchSuspended(cluster)
+}

@@ -1,0 +1,99 @@
+package suspension
+
+import (
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ConditionDispatching is the type of the condition a controller reports on
+// each per-cluster work object.
+const ConditionDispatching = "Dispatching"
+
+// Reasons of the Dispatching condition.
+const (
+	// ReasonSuspendDispatching goes with Status False: changes are held.
+	ReasonSuspendDispatching = "SuspendDispatching"
+	// ReasonDispatching goes with Status True: changes reach the cluster.
+	ReasonDispatching = "Dispatching"
+)
+
+// DispatchingCondition returns the Dispatching condition for the work object
+// of cluster. Status False (reason SuspendDispatching, a message naming the
+// scope) while dispatching to cluster is suspended; Status True (reason
+// Dispatching) otherwise. True always means changes reach the cluster.
+//
+// LastTransitionTime is left zero: SetDispatchingCondition fills it.
+func DispatchingCondition(s *Suspension, cluster string, observedGeneration int64) metav1.Condition {
+	c := metav1.Condition{
+		Type:               ConditionDispatching,
+		Status:             metav1.ConditionTrue,
+		Reason:             ReasonDispatching,
+		Message:            fmt.Sprintf("Changes are dispatched to cluster %q.", cluster),
+		ObservedGeneration: observedGeneration,
+	}
+	switch {
+	case SuspendsAll(s):
+		c.Status = metav1.ConditionFalse
+		c.Reason = ReasonSuspendDispatching
+		c.Message = "Dispatching is suspended for all clusters (suspension.dispatching is true)."
+	case s.DispatchSuspended(cluster):
+		c.Status = metav1.ConditionFalse
+		c.Reason = ReasonSuspendDispatching
+		c.Message = fmt.Sprintf("Dispatching to cluster %q is suspended (listed in suspension.dispatchingOnClusters).", cluster)
+	}
+	return c
+}
+
+// ConditionUpdate says what SetDispatchingCondition did.
+type ConditionUpdate struct {
+	// Changed: the conditions differ from before (status, reason, message or
+	// observed generation, or the condition is new). Write the status.
+	Changed bool
+	// Transitioned: the condition is new or its Status flipped, and
+	// LastTransitionTime was set to now. Emit an event.
+	Transitioned bool
+	// Suspended: dispatching to the cluster is suspended now.
+	Suspended bool
+}
+
+// SetDispatchingCondition puts the Dispatching condition for cluster into
+// conditions with the semantics of meta.SetStatusCondition: LastTransitionTime
+// is set to now only when the condition appears or its Status changes; a new
+// reason, message or generation alone keeps it. Unlike meta.SetStatusCondition
+// it never reads the wall clock, even for a zero now. A nil conditions pointer
+// changes nothing.
+func SetDispatchingCondition(conditions *[]metav1.Condition, s *Suspension, cluster string, observedGeneration int64, now time.Time) ConditionUpdate {
+	want := DispatchingCondition(s, cluster, observedGeneration)
+	want.LastTransitionTime = metav1.NewTime(now)
+	update := ConditionUpdate{Suspended: want.Status == metav1.ConditionFalse}
+	if conditions == nil {
+		return update
+	}
+	prev := meta.FindStatusCondition(*conditions, ConditionDispatching)
+	if prev == nil {
+		*conditions = append(*conditions, want)
+		update.Changed, update.Transitioned = true, true
+		return update
+	}
+	if prev.Status != want.Status {
+		prev.Status = want.Status
+		prev.LastTransitionTime = want.LastTransitionTime
+		update.Changed, update.Transitioned = true, true
+	}
+	if prev.Reason != want.Reason {
+		prev.Reason = want.Reason
+		update.Changed = true
+	}
+	if prev.Message != want.Message {
+		prev.Message = want.Message
+		update.Changed = true
+	}
+	if prev.ObservedGeneration != want.ObservedGeneration {
+		prev.ObservedGeneration = want.ObservedGeneration
+		update.Changed = true
+	}
+	return update
+}
