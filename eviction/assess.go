@@ -140,13 +140,25 @@ func (a *Assessment) RequeueAfter(now time.Time) (d time.Duration, ok bool) {
 	return d, true
 }
 
-func (a *Assessment) reset() {
-	clear(a.Kept) // drop references held by a previous round
+// reset empties a for a new round and returns the previous lengths, so
+// finish can clear only the slots the new round did not overwrite.
+func (a *Assessment) reset() (kept, removed int) {
+	kept, removed = len(a.Kept), len(a.Removed)
 	a.Kept = a.Kept[:0]
-	clear(a.Removed)
 	a.Removed = a.Removed[:0]
 	a.Stamped = false
 	a.NextAssessment = time.Time{}
+	return kept, removed
+}
+
+// finish drops references that a longer previous round left behind.
+func (a *Assessment) finish(prevKept, prevRemoved int) {
+	if prevKept > len(a.Kept) {
+		clear(a.Kept[len(a.Kept):prevKept])
+	}
+	if prevRemoved > len(a.Removed) {
+		clear(a.Removed[len(a.Removed):prevRemoved])
+	}
 }
 
 func (a *Assessment) wakeAt(t time.Time) {
@@ -167,22 +179,40 @@ func Assess(in AssessInput, opts AssessOptions) Assessment {
 // dst, reusing dst's slices. Rules, per task, in this order:
 //
 //  1. No CreationTimestamp: stamped with in.Now, kept, not judged this round.
-//  2. CancelOnRecovery and FromCluster is a target again or reports Healthy:
-//     removed (ClusterRecovered).
-//  3. SuppressDeletion true: kept until a person changes it; false: removed.
+//  2. CancelOnRecovery and FromCluster is a target again: removed
+//     (ClusterRecovered); the copy stays as a regular target.
+//  3. SuppressDeletion true: kept until a person changes it; false: removed
+//     (DeletionAllowed), even with no targets: a person decided.
 //  4. PurgeNever: kept until a person removes it.
 //  5. An empty target list means no replacement exists: kept, whatever the
 //     mode or the age, unless EmptyTargetsAreHealthy.
-//  6. PurgeDirectly: removed (the old copy goes first; see DispatchBlocked).
-//  7. Gracefully (or empty): removed once its grace period (its own
-//     GracePeriodSeconds, else the options' Timeout) has passed, or early
-//     when the scheduler has observed the latest generation and every
-//     target reports Healthy; otherwise kept until its deadline.
+//  6. CancelOnRecovery and the copy on FromCluster reports Healthy again:
+//     removed (ClusterRecovered), so the scheduler may use the cluster again.
+//  7. PurgeDirectly: removed (PurgedDirectly); the old copy goes first, and
+//     DispatchBlocked holds the new one back until it is gone.
+//  8. Gracefully (or empty): removed once its grace period (its own
+//     GracePeriodSeconds, else the options' Timeout) has passed
+//     (GracePeriodExpired), or early when the scheduler has observed the
+//     latest generation and every target reports Healthy
+//     (ReplacementHealthy); otherwise kept until its deadline.
 //
-// Kept tasks are shallow copies sharing maps and slices with in.Tasks; the
-// input is never modified.
+// A mode that is neither Directly nor Never (empty, or unrecognised on a
+// task that skipped validation) is treated as Gracefully. Kept tasks are
+// shallow copies sharing maps and slices with in.Tasks; the input is never
+// modified. A nil dst is a no-op; nil in or opts mean empty input and
+// default options.
 func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
-	dst.reset()
+	if dst == nil {
+		return
+	}
+	prevKept, prevRemoved := dst.reset()
+	defer dst.finish(prevKept, prevRemoved)
+	if in == nil {
+		return
+	}
+	if opts == nil {
+		opts = &AssessOptions{}
+	}
 	now := in.Now
 	noTargets := len(in.Targets) == 0 && !opts.EmptyTargetsAreHealthy
 	// Whether every target is healthy is the same for every task: work it
@@ -199,7 +229,9 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 			dst.wakeAt(firstJudgement(k, now, opts))
 			continue
 		}
-		if opts.CancelOnRecovery && recovered(t.FromCluster, in) {
+		if opts.CancelOnRecovery && isTarget(t.FromCluster, in.Targets) {
+			// The copy is a regular target again: dropping the task
+			// deletes nothing.
 			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedClusterRecovered})
 			continue
 		}
@@ -214,6 +246,10 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 		mode := t.PurgeMode.Normalize()
 		if mode == PurgeNever || noTargets {
 			dst.Kept = append(dst.Kept, *t)
+			continue
+		}
+		if opts.CancelOnRecovery && in.Health != nil && in.Health.WorkloadHealth(t.FromCluster) == WorkloadHealthy {
+			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedClusterRecovered})
 			continue
 		}
 		if mode == PurgeDirectly {
@@ -269,13 +305,13 @@ func firstJudgement(t *GracefulEvictionTask, now time.Time, opts *AssessOptions)
 	}
 }
 
-func recovered(cluster string, in *AssessInput) bool {
-	for i := range in.Targets {
-		if in.Targets[i].Name == cluster {
+func isTarget(cluster string, targets []TargetCluster) bool {
+	for i := range targets {
+		if targets[i].Name == cluster {
 			return true
 		}
 	}
-	return in.Health != nil && in.Health.WorkloadHealth(cluster) == WorkloadHealthy
+	return false
 }
 
 func allTargetsHealthy(in *AssessInput) bool {

@@ -283,3 +283,58 @@ func benchInput() AssessInput {
 		Now:                     t0.Add(time.Minute),
 	}
 }
+
+func TestAssessCancelOnRecoveryRespectsSuppressionAndLastCopy(t *testing.T) {
+	suppressed := stampedTask("suppressed", t0)
+	suppressed.SuppressDeletion = ptr.To(true)
+	never := stampedTask("never", t0)
+	never.PurgeMode = PurgeNever
+	lastCopy := stampedTask("last", t0)
+	health := healthMap(map[string]WorkloadHealth{"suppressed": WorkloadHealthy, "never": WorkloadHealthy, "last": WorkloadHealthy})
+	a := Assess(AssessInput{
+		Tasks: []GracefulEvictionTask{suppressed, never}, Targets: []TargetCluster{{Name: "x"}},
+		Health: health, Now: t0.Add(time.Minute),
+	}, AssessOptions{CancelOnRecovery: true})
+	if len(a.Removed) != 0 {
+		t.Fatalf("recovery overrode a person's choice: %v", reasons(a))
+	}
+	// With no targets the healthy old copy is the only copy: kept.
+	a = Assess(AssessInput{Tasks: []GracefulEvictionTask{lastCopy}, Health: health, Now: t0.Add(time.Minute)},
+		AssessOptions{CancelOnRecovery: true})
+	if len(a.Removed) != 0 {
+		t.Fatalf("last copy released: %v", reasons(a))
+	}
+}
+
+func TestAssessIntoNilArguments(t *testing.T) {
+	AssessInto(nil, nil, nil)
+	dst := Assessment{Kept: []GracefulEvictionTask{validTask()}, Stamped: true}
+	AssessInto(&dst, nil, nil)
+	if len(dst.Kept) != 0 || dst.Stamped {
+		t.Fatalf("not reset: %+v", dst)
+	}
+	in := AssessInput{Tasks: []GracefulEvictionTask{stampedTask("x", t0)}, Targets: []TargetCluster{{Name: "y"}}, Now: t0.Add(time.Hour)}
+	AssessInto(&dst, &in, nil)
+	if reasons(dst)["x"] != RemovedGracePeriodExpired {
+		t.Fatalf("default options not applied: %v", reasons(dst))
+	}
+}
+
+func TestAssessIntoDropsReferencesFromLongerRound(t *testing.T) {
+	in := benchInput()
+	var dst Assessment
+	AssessInto(&dst, &in, &AssessOptions{})
+	if len(dst.Kept) != 3 {
+		t.Fatalf("kept %d", len(dst.Kept))
+	}
+	short := AssessInput{Tasks: in.Tasks[:1], Targets: in.Targets, Health: in.Health, Now: in.Now}
+	AssessInto(&dst, &short, &AssessOptions{})
+	if len(dst.Kept) != 1 {
+		t.Fatalf("kept %d", len(dst.Kept))
+	}
+	for i, old := range dst.Kept[1:3] {
+		if old.FromCluster != "" || old.CreationTimestamp != nil {
+			t.Fatalf("slot %d still holds %+v", i+1, old)
+		}
+	}
+}

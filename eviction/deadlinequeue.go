@@ -92,7 +92,7 @@ func NewDeadlineQueue[K comparable](cfg DeadlineQueueConfig) DeadlineQueue[K] {
 		q.metrics = noopDeadlineQueueMetrics{}
 	}
 	if cfg.InitialCapacity > 0 {
-		q.heap = make([]*deadlineEntry[K], 0, cfg.InitialCapacity)
+		q.heap = make([]heapItem[K], 0, cfg.InitialCapacity)
 		q.index = make(map[K]*deadlineEntry[K], cfg.InitialCapacity)
 	} else {
 		q.index = make(map[K]*deadlineEntry[K])
@@ -100,12 +100,19 @@ func NewDeadlineQueue[K comparable](cfg DeadlineQueueConfig) DeadlineQueue[K] {
 	return q
 }
 
-// deadlineEntry is one pending key. Deadlines are kept as Unix nanoseconds
-// to keep an entry small at millions of pending keys.
+// deadlineEntry is one pending key and its position in the heap.
 type deadlineEntry[K comparable] struct {
 	key K
-	at  int64
 	pos int
+}
+
+// heapItem is one heap slot. The deadline lives in the slot, not behind the
+// pointer, so comparisons read the heap array only; with 16-byte slots the
+// four children of a node share one cache line. Deadlines are Unix
+// nanoseconds to keep slots small at millions of pending keys.
+type heapItem[K comparable] struct {
+	at int64
+	e  *deadlineEntry[K]
 }
 
 type deadlineQueue[K comparable] struct {
@@ -113,7 +120,7 @@ type deadlineQueue[K comparable] struct {
 	metrics DeadlineQueueMetrics
 
 	mu    sync.Mutex
-	heap  []*deadlineEntry[K]
+	heap  []heapItem[K] // a 4-ary min-heap on at
 	index map[K]*deadlineEntry[K]
 
 	// One timer serves the whole queue; it is armed by a waiting Get for
@@ -169,19 +176,20 @@ func (q *deadlineQueue[K]) upsert(key K, at int64, replace bool) {
 	}
 	top, topAt := q.peekLocked()
 	if e, ok := q.index[key]; ok {
+		cur := q.heap[e.pos].at
 		switch {
-		case at < e.at:
-			e.at = at
+		case at < cur:
+			q.heap[e.pos].at = at
 			q.up(e.pos)
-		case at > e.at && replace:
-			e.at = at
+		case at > cur && replace:
+			q.heap[e.pos].at = at
 			q.down(e.pos)
 		default:
 			return
 		}
 	} else {
-		e := &deadlineEntry[K]{key: key, at: at, pos: len(q.heap)}
-		q.heap = append(q.heap, e)
+		e := &deadlineEntry[K]{key: key, pos: len(q.heap)}
+		q.heap = append(q.heap, heapItem[K]{at: at, e: e})
 		q.index[key] = e
 		q.up(e.pos)
 		q.metrics.Depth(len(q.heap))
@@ -207,7 +215,7 @@ func (q *deadlineQueue[K]) Deadline(key K) (time.Time, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if e, ok := q.index[key]; ok {
-		return time.Unix(0, e.at), true
+		return time.Unix(0, q.heap[e.pos].at), true
 	}
 	return time.Time{}, false
 }
@@ -302,12 +310,12 @@ func (q *deadlineQueue[K]) Get() (key K, shutdown bool) {
 // popLocked removes the earliest entry. Other waiters are woken so one of
 // them re-arms the timer for the next deadline.
 func (q *deadlineQueue[K]) popLocked(now int64) K {
-	e := q.heap[0]
+	e, at := q.heap[0].e, q.heap[0].at
 	q.removeLocked(e)
 	q.metrics.Depth(len(q.heap))
 	late := time.Duration(0)
-	if now > e.at && e.at != math.MinInt64 {
-		late = time.Duration(now - e.at)
+	if now > at && at != math.MinInt64 {
+		late = time.Duration(now - at)
 	}
 	q.metrics.Handed(late)
 	if q.waiters > 0 {
@@ -357,7 +365,7 @@ func (q *deadlineQueue[K]) peekLocked() (*deadlineEntry[K], int64) {
 	if len(q.heap) == 0 {
 		return nil, 0
 	}
-	return q.heap[0], q.heap[0].at
+	return q.heap[0].e, q.heap[0].at
 }
 
 // wakeIfTopChangedLocked wakes waiting Gets when the earliest deadline
@@ -376,9 +384,10 @@ func (q *deadlineQueue[K]) removeLocked(e *deadlineEntry[K]) {
 	last := len(q.heap) - 1
 	i := e.pos
 	if i != last {
-		q.swap(i, last)
+		q.heap[i] = q.heap[last]
+		q.heap[i].e.pos = i
 	}
-	q.heap[last] = nil
+	q.heap[last] = heapItem[K]{}
 	q.heap = q.heap[:last]
 	delete(q.index, e.key)
 	if i != last {
@@ -388,44 +397,54 @@ func (q *deadlineQueue[K]) removeLocked(e *deadlineEntry[K]) {
 	}
 }
 
-func (q *deadlineQueue[K]) swap(i, j int) {
-	h := q.heap
-	h[i], h[j] = h[j], h[i]
-	h[i].pos = i
-	h[j].pos = j
-}
+// heapArity is the heap's branching factor: four children per node halve
+// the depth of a binary heap and fit one cache line.
+const heapArity = 4
 
+// up moves the item at i towards the root, shifting parents down instead
+// of swapping.
 func (q *deadlineQueue[K]) up(i int) {
 	h := q.heap
+	item := h[i]
 	for i > 0 {
-		parent := (i - 1) / 2
-		if h[parent].at <= h[i].at {
+		parent := (i - 1) / heapArity
+		if h[parent].at <= item.at {
 			break
 		}
-		q.swap(i, parent)
+		h[i] = h[parent]
+		h[i].e.pos = i
 		i = parent
 	}
+	h[i] = item
+	h[i].e.pos = i
 }
 
-// down sifts the entry at i towards the leaves and reports whether it moved.
+// down moves the item at i0 towards the leaves and reports whether it moved.
 func (q *deadlineQueue[K]) down(i0 int) bool {
 	h := q.heap
 	n := len(h)
+	item := h[i0]
 	i := i0
 	for {
-		l := 2*i + 1
-		if l >= n || l < 0 {
+		first := heapArity*i + 1
+		if first >= n || first < 0 {
 			break
 		}
-		m := l
-		if r := l + 1; r < n && h[r].at < h[l].at {
-			m = r
+		m := first
+		end := min(first+heapArity, n)
+		for c := first + 1; c < end; c++ {
+			if h[c].at < h[m].at {
+				m = c
+			}
 		}
-		if h[m].at >= h[i].at {
+		if h[m].at >= item.at {
 			break
 		}
-		q.swap(i, m)
+		h[i] = h[m]
+		h[i].e.pos = i
 		i = m
 	}
+	h[i] = item
+	h[i].e.pos = i
 	return i > i0
 }

@@ -26,11 +26,12 @@
 //   - Every countdown derives from a persisted timestamp (a task's
 //     CreationTimestamp, a history entry's CreationTimestamp, a pending
 //     purge's Since), so a controller restart neither resets nor skips one.
-//     The DeadlineQueue and the Pacer hold only what can be rebuilt from
-//     those timestamps.
+//     The DeadlineQueue holds only deadlines rebuilt from those timestamps;
+//     the Pacer's modes and buckets can be exported and imported.
 //   - The stateful helpers (DeadlineQueue, Pacer) take a k8s.io/utils/clock
-//     clock, are safe for concurrent use, and run on at most one timer per
-//     blocked caller: never one per key.
+//     clock and are safe for concurrent use. The DeadlineQueue runs on one
+//     timer whatever its size, never a timer or goroutine per key; the Pacer
+//     starts a timer only inside a blocking Wait.
 //   - When every cluster of the fleet is unhealthy, the Pacer accepts no
 //     eviction at all.
 //   - Bad input gets a field.ErrorList or an error matching a sentinel with

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // FuzzValidateGracefulEvictionTask decodes arbitrary JSON into a task and
@@ -108,5 +109,35 @@ func FuzzEvictionHistory(f *testing.F) {
 			t.Fatalf("GC lost entries: %d + %d != %d", removed, len(h), n)
 		}
 		h.Record("m1", now)
+	})
+}
+
+// FuzzPacerImport restores arbitrary states: Import either rejects them or
+// leaves a pacer that never accepts more than its burst at once.
+func FuzzPacerImport(f *testing.F) {
+	f.Add([]byte(`{"zones":[{"zone":"","mode":"Normal","rate":5,"tokens":3,"countedAt":"2026-01-01T00:00:00Z"}]}`))
+	f.Add([]byte(`{"zones":[{"zone":"a","mode":"FullDisruption","rate":0,"tokens":1e308},{"zone":"a","mode":"Normal","rate":1e300,"tokens":-1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s PacerState
+		if err := json.Unmarshal(data, &s); err != nil {
+			return
+		}
+		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		p := NewPacer(PacerConfig{Clock: clk, Rate: 1, Burst: 3, PerZone: true})
+		if err := p.Import(s); err != nil {
+			return
+		}
+		for _, z := range s.Zones {
+			accepted := 0
+			for range 10 {
+				if p.TryAccept(z.Zone) {
+					accepted++
+				}
+			}
+			if accepted > 3 {
+				t.Fatalf("zone %q accepted %d at once with a burst of 3", z.Zone, accepted)
+			}
+			p.When(z.Zone)
+		}
 	})
 }

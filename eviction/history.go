@@ -26,6 +26,8 @@ type EvictionHistoryEntry struct {
 // EvictionHistory is a workload's eviction history, one entry per cluster.
 // Methods with a pointer receiver change the history in place; the caller
 // persists it on the workload's binding.
+//
+// +k8s:deepcopy-gen=true
 type EvictionHistory []EvictionHistoryEntry
 
 // Record notes an eviction from cluster at now. A cluster already recorded

@@ -146,6 +146,14 @@ type Pacer interface {
 	When(zone string) (at time.Time, ok bool)
 	// Wait blocks until an eviction in zone is accepted or ctx ends.
 	Wait(ctx context.Context, zone string) error
+	// Export returns every zone's mode and bucket, sorted by zone.
+	Export() PacerState
+	// Import restores an exported state: modes (so the next Observe reports
+	// Changed only for real transitions) and bucket contents (so a restart
+	// grants no fresh burst). Tokens are clamped to [0, Burst]. An invalid
+	// state returns an error wrapping ErrInvalidPacerState and changes
+	// nothing.
+	Import(state PacerState) error
 }
 
 // NewPacer returns a Pacer in Normal mode for every zone.

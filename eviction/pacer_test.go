@@ -262,3 +262,49 @@ func TestPacerPerZone(t *testing.T) {
 		}
 	}
 }
+
+func TestPacerExportImportSurvivesRestart(t *testing.T) {
+	clk := clocktesting.NewFakeClock(t0)
+	p := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 10, PerZone: true})
+	p.Observe(append(fleet(2, 3, "east"), fleet(5, 0, "west")...))
+	for p.TryAccept("west") {
+	}
+	state := p.Export()
+	if len(state.Zones) != 2 || state.Zones[0].Zone != "east" || state.Zones[0].Mode != DisruptionPartial || state.Zones[1].Tokens >= 1 {
+		t.Fatalf("%+v", state)
+	}
+
+	restarted := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 10, PerZone: true})
+	if err := restarted.Import(state); err != nil {
+		t.Fatal(err)
+	}
+	if restarted.TryAccept("west") {
+		t.Fatal("a restart granted a fresh burst")
+	}
+	for _, s := range restarted.Observe(append(fleet(2, 3, "east"), fleet(5, 0, "west")...)) {
+		if s.Changed {
+			t.Fatalf("restart reported a transition: %+v", s)
+		}
+	}
+	clk.Step(100 * time.Millisecond)
+	if !restarted.TryAccept("west") {
+		t.Fatal("bucket did not refill after the restart")
+	}
+}
+
+func TestPacerImportRejectsInvalidState(t *testing.T) {
+	p := NewPacer(PacerConfig{Clock: clocktesting.NewFakeClock(t0)})
+	for _, bad := range []PacerState{
+		{Zones: []ZonePacerState{{Mode: "Chaos"}}},
+		{Zones: []ZonePacerState{{Mode: DisruptionNormal, Rate: math.NaN()}}},
+		{Zones: []ZonePacerState{{Mode: DisruptionNormal, Rate: -1}}},
+		{Zones: []ZonePacerState{{Mode: DisruptionNormal, Rate: 1, Tokens: math.NaN()}}},
+	} {
+		if err := p.Import(bad); !errors.Is(err, ErrInvalidPacerState) {
+			t.Fatalf("%+v: err %v", bad, err)
+		}
+	}
+	if p.State("").Mode != DisruptionNormal {
+		t.Fatal("invalid state changed the pacer")
+	}
+}

@@ -120,6 +120,7 @@ type ClusterHealthState struct {
 
 // PendingReadiness is an observation held back by the debounce.
 type PendingReadiness struct {
+	// Status, Reason and Message are the latest such observation.
 	Status  metav1.ConditionStatus `json:"status"`
 	Reason  string                 `json:"reason"`
 	Message string                 `json:"message,omitempty"`

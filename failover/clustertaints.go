@@ -85,9 +85,12 @@ const (
 // does not report never matches, whatever the operator: nothing is known, so
 // nothing changes.
 type ConditionMatch struct {
+	// ConditionType names the cluster condition, for example "Ready".
 	ConditionType string
-	Operator      MatchOperator
-	StatusValues  []metav1.ConditionStatus
+	// Operator is In or NotIn.
+	Operator MatchOperator
+	// StatusValues are compared with the condition's status.
+	StatusValues []metav1.ConditionStatus
 }
 
 // Matches reports whether m holds for conditions.

@@ -67,7 +67,12 @@ package tools
 import _ "k8s.io/kubernetes/cmd/kube-apiserver"
 EOF
   go mod tidy >&2
-  go build "${build_flags[@]}" -o "${work}/out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
+  # Stamp the version a release build would carry, so clients and the
+  # server's own compatibility checks see v1.36.x, not v0.0.0-master.
+  minor="${k8s_version#v1.}"; minor="${minor%%.*}"
+  version_pkg=k8s.io/component-base/version
+  go build -trimpath "-ldflags=-s -w -X ${version_pkg}.gitVersion=${k8s_version} -X ${version_pkg}.gitMajor=1 -X ${version_pkg}.gitMinor=${minor} -X ${version_pkg}.gitTreeState=clean" \
+    -o "${work}/out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
 )
 
 # etcd: the server module's root package is the etcd main package. A separate

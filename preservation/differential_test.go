@@ -1,6 +1,9 @@
 package preservation
 
 import (
+	"errors"
+	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -113,6 +116,59 @@ func TestFastPathMatchesJSONPath(t *testing.T) {
 	}
 }
 
+// TestSharedChainsMatchJSONPath compiles several chains together, so they
+// share one pass and prefixes of one another ({.a} and {.a.b}), and checks
+// each result against the reference.
+func TestSharedChainsMatchJSONPath(t *testing.T) {
+	g := &docGen{rnd: rand.New(rand.NewPCG(3, 4))}
+	compared, withValues := 0, 0
+	for range 10000 {
+		doc := g.document()
+		var rules []StatePreservationRule
+		seen := map[string]bool{}
+		for i := range 4 {
+			template := chainTemplate(g.chain())
+			if i == 1 { // often a prefix of the previous chain
+				template = chainTemplate(g.chain()[:1])
+			}
+			if seen[template] {
+				continue
+			}
+			seen[template] = true
+			rules = append(rules, StatePreservationRule{AliasLabelName: fmt.Sprintf("r%d", i), JSONPath: template})
+		}
+		compiled, err := Compile(rules)
+		if err != nil || !compiled.allChains {
+			continue
+		}
+		got, gotErr := compiled.ExtractFromJSON(doc, EncodeInvalidValues(), AllowMissing())
+		want := map[string]string{}
+		var wantErr error
+		for _, r := range rules {
+			v, err := referenceValue(r.JSONPath, doc, false)
+			switch {
+			case errors.Is(err, errReferenceInvalidStatus):
+				wantErr = err
+			case err == nil:
+				want[r.AliasLabelName] = EncodeLabelValue(v)
+			}
+		}
+		if errorKind(gotErr) != errorKind(wantErr) {
+			t.Fatalf("rules %v on %q: error %v, reference %v", rules, doc, gotErr, wantErr)
+		}
+		if wantErr == nil && !maps.Equal(got, want) {
+			t.Fatalf("rules %v on %q: got %v, reference %v", rules, doc, got, want)
+		}
+		compared++
+		if len(want) > 1 {
+			withValues++
+		}
+	}
+	if compared < 7000 || withValues < 100 {
+		t.Fatalf("generator too weak: %d comparisons, %d with several values", compared, withValues)
+	}
+}
+
 func TestFastPathMatchesJSONPathCases(t *testing.T) {
 	cases := []struct {
 		status string
@@ -171,4 +227,16 @@ func FuzzFastPathMatchesJSONPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, status []byte, path string) {
 		compareWithReference(t, status, strings.Split(path, "/"))
 	})
+}
+
+func TestStringSpecialTable(t *testing.T) {
+	if len(stringSpecial) != 256 {
+		t.Fatalf("table has %d entries", len(stringSpecial))
+	}
+	for c := range 256 {
+		want := c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+		if got := stringSpecial[c] != 0; got != want {
+			t.Errorf("byte %#02x: table says %v", c, got)
+		}
+	}
 }

@@ -76,7 +76,8 @@ const smallRuleCount = 8
 //
 // The result maps each rule's aliasLabelName to its value. On failure the
 // result is nil and the error joins one *RuleError per failing rule (or is
-// a single ErrInvalidStatus error). Rules with no rules return nil, nil.
+// a single ErrInvalidStatus error). Rules without any rule return nil, nil
+// without looking at status.
 func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[string]string, error) {
 	if r.Len() == 0 {
 		return nil, nil
@@ -93,11 +94,11 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 	}
 
 	var stack [smallRuleCount]chainResult
-	results := stack[:0]
-	if len(r.rules) > smallRuleCount {
-		results = make([]chainResult, len(r.rules))
-	} else {
+	var results []chainResult
+	if len(r.rules) <= smallRuleCount {
 		results = stack[:len(r.rules)]
+	} else {
+		results = make([]chainResult, len(r.rules))
 	}
 	sc := scanner{data: status, results: results}
 	if err := sc.scanStatus(r.root); err != nil {

@@ -135,6 +135,17 @@ func TestExtractNumbers(t *testing.T) {
 			t.Errorf("%s with Float64Numbers: got %v, %v; want %q", tc.raw, got, err, tc.float64s)
 		}
 	}
+	// Rules that need decoding decode numbers the same way.
+	mixed := mustCompile(t, rule("n", "{.n}"), rule("first", "{.f[0]}"))
+	for _, tc := range []struct {
+		opts []ExtractOption
+		want string
+	}{{nil, "1763400000000"}, {[]ExtractOption{Float64Numbers(), EncodeInvalidValues()}, EncodeLabelValue("1.7634e+12")}} {
+		got, err := mixed.ExtractFromJSON([]byte(`{"n":1763400000000,"f":[1000000]}`), tc.opts...)
+		if err != nil || got["n"] != tc.want {
+			t.Errorf("decoded path %v: got %v, %v; want %q", tc.opts, got, err, tc.want)
+		}
+	}
 	// Karmada v1.16's printing of a timestamp is not a label value.
 	_, err := rules.ExtractFromJSON([]byte(`{"n":1763400000000}`), Float64Numbers())
 	if !errors.Is(err, ErrInvalidLabelValue) || !strings.Contains(err.Error(), "1.7634e+12") {

@@ -2,10 +2,8 @@ package preservation
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -74,12 +72,12 @@ func (s *scanner) scanStatus(root *chainNode) error {
 
 func (s *scanner) skipSpace() {
 	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
+		// Every JSON space is at most ' ': one comparison settles the
+		// common case of compact JSON.
+		if c := s.data[s.pos]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
 			return
 		}
+		s.pos++
 	}
 }
 
@@ -299,40 +297,37 @@ func (s *scanner) skipString() (plain bool, err error) {
 	}
 }
 
-// SWAR constants: one in every byte, and the high bit of every byte.
-const (
-	everyByte   = 0x0101010101010101
-	highOfBytes = 0x8080808080808080
-)
-
 // nextStringSpecial returns the position of the first byte at or after pos
-// that needs a look inside a string: a quote, a backslash, a control
-// character or a byte from 0x80 up; len(data) when there is none. It tests
-// eight bytes at a time with the classic "some byte is zero" and "some byte
-// is below n" bit tricks; their lowest flagged byte is always a true match
-// (false positives only sit above a true one), so the trailing zero count
-// locates it.
+// that needs a look inside a string, or len(data).
 func nextStringSpecial(data []byte, pos int) int {
-	for pos+8 <= len(data) {
-		x := binary.LittleEndian.Uint64(data[pos:])
-		quote := x ^ (everyByte * '"')
-		backslash := x ^ (everyByte * '\\')
-		special := ((x - everyByte*0x20) & ^x) | // a byte below 0x20
-			((quote - everyByte) & ^quote) | // a quote
-			((backslash - everyByte) & ^backslash) | // a backslash
-			x // a byte from 0x80 up
-		if m := special & highOfBytes; m != 0 {
-			return pos + bits.TrailingZeros64(m)>>3
-		}
-		pos += 8
-	}
 	for ; pos < len(data); pos++ {
-		if c := data[pos]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+		if stringSpecial[data[pos]] != 0 {
 			return pos
 		}
 	}
 	return pos
 }
+
+// stringSpecial marks, for every byte value, whether a string scan must stop
+// there: control characters, '"' (0x22), '\\' (0x5c) and 0x80 up. A
+// constant string rather than an array keeps the table immutable.
+const stringSpecial = "" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0x00
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0x10
+	"\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x20
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x30
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x40
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00" + // 0x50
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x60
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" + // 0x70
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0x80
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0x90
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xa0
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xb0
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xc0
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xd0
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xe0
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" // 0xf0
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

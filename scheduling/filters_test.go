@@ -142,6 +142,19 @@ func TestHistoryRecordsBlockedUntil(t *testing.T) {
 	}
 }
 
+func TestEvictionHistoryFunc(t *testing.T) {
+	until := time.Unix(500, 0)
+	w := &Workload{Now: time.Unix(100, 0), History: EvictionHistoryFunc(func(c string, now time.Time) (time.Time, bool) {
+		return until, c == "c" && now.Before(until)
+	})}
+	if st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "c"}); !st.Rejected || !st.Until.Equal(until) {
+		t.Errorf("blocked cluster: %+v", st)
+	}
+	if st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "d"}); st.Rejected {
+		t.Errorf("unblocked cluster: %+v", st)
+	}
+}
+
 func TestEvictionHistoryForever(t *testing.T) {
 	w := &Workload{History: HistoryRecords{Records: []EvictionRecord{{ClusterName: "c", CreationTimestamp: metav1.NewTime(time.Unix(0, 0))}}}, Now: time.Unix(1e9, 0)}
 	st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "c"})

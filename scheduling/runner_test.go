@@ -72,3 +72,21 @@ func TestRunFiltersIntoReuses(t *testing.T) {
 		t.Fatalf("second run kept stale state: %+v", res)
 	}
 }
+
+// TestRunFiltersConcurrent shares the built-in filters and one workload
+// between goroutines; run with -race.
+func TestRunFiltersConcurrent(t *testing.T) {
+	fleet := benchFleet(200)
+	w := benchWorkload(fleet, time.Unix(1_000_000, 0))
+	filters := DefaultFilters()
+	want := RunFilters(w, fleet, filters...)
+	done := make(chan Result)
+	for range 4 {
+		go func() { done <- RunFilters(w, fleet, filters...) }()
+	}
+	for range 4 {
+		if got := <-done; !cmp.Equal(want, got) {
+			t.Fatal("concurrent runs disagree")
+		}
+	}
+}

@@ -31,6 +31,14 @@ type EvictionHistory interface {
 	BlockedUntil(cluster string, now time.Time) (until time.Time, blocked bool)
 }
 
+// EvictionHistoryFunc adapts a function to EvictionHistory.
+type EvictionHistoryFunc func(cluster string, now time.Time) (until time.Time, blocked bool)
+
+// BlockedUntil calls f.
+func (f EvictionHistoryFunc) BlockedUntil(cluster string, now time.Time) (time.Time, bool) {
+	return f(cluster, now)
+}
+
 // SuspensionChecker tells whether dispatching to a cluster is suspended.
 // *suspension.Suspension implements it (a nil one suspends nothing).
 type SuspensionChecker interface {

@@ -1,7 +1,7 @@
 package suspension
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -27,13 +27,7 @@ const (
 //
 // LastTransitionTime is left zero: SetDispatchingCondition fills it.
 func DispatchingCondition(s *Suspension, cluster string, observedGeneration int64) metav1.Condition {
-	c := metav1.Condition{
-		Type:               ConditionDispatching,
-		Status:             metav1.ConditionTrue,
-		Reason:             ReasonDispatching,
-		Message:            fmt.Sprintf("Changes are dispatched to cluster %q.", cluster),
-		ObservedGeneration: observedGeneration,
-	}
+	c := metav1.Condition{Type: ConditionDispatching, ObservedGeneration: observedGeneration}
 	switch {
 	case SuspendsAll(s):
 		c.Status = metav1.ConditionFalse
@@ -42,7 +36,11 @@ func DispatchingCondition(s *Suspension, cluster string, observedGeneration int6
 	case s.DispatchSuspended(cluster):
 		c.Status = metav1.ConditionFalse
 		c.Reason = ReasonSuspendDispatching
-		c.Message = fmt.Sprintf("Dispatching to cluster %q is suspended (listed in suspension.dispatchingOnClusters).", cluster)
+		c.Message = "Dispatching to cluster " + strconv.Quote(cluster) + " is suspended (listed in suspension.dispatchingOnClusters)."
+	default:
+		c.Status = metav1.ConditionTrue
+		c.Reason = ReasonDispatching
+		c.Message = "Changes are dispatched to cluster " + strconv.Quote(cluster) + "."
 	}
 	return c
 }

@@ -1,6 +1,7 @@
 package suspension
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,8 +68,13 @@ type suspensionWire struct {
 
 // UnmarshalJSON accepts both spellings of each field and rejects a field
 // given under both, even with equal values, since the intent is ambiguous.
-// sigs.k8s.io/yaml converts YAML to JSON first, so YAML gets the same rules.
+// A decoded object replaces the whole value (fields it lacks are reset); a
+// JSON null leaves the value alone. sigs.k8s.io/yaml converts YAML to JSON
+// first, so YAML gets the same rules.
 func (s *Suspension) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil // as for any Go value: null leaves it alone
+	}
 	var w suspensionWire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("suspension: %w", err)

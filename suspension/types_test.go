@@ -68,6 +68,22 @@ func TestUnmarshalConflictingSpellings(t *testing.T) {
 	}
 }
 
+func TestUnmarshalNullLeavesValueAlone(t *testing.T) {
+	s := Suspension{Dispatching: ptr.To(true)}
+	if err := json.Unmarshal([]byte(" null "), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Dispatching == nil || !*s.Dispatching {
+		t.Errorf("null reset the value: %+v", s)
+	}
+	var holder struct {
+		S *Suspension `json:"suspension"`
+	}
+	if err := json.Unmarshal([]byte(`{"suspension":null}`), &holder); err != nil || holder.S != nil {
+		t.Errorf("null pointer field: %+v, %v", holder.S, err)
+	}
+}
+
 func TestUnmarshalMalformed(t *testing.T) {
 	for _, in := range []string{`[]`, `{"dispatching":"yes"}`, `{"dispatchingOnClusters":{"clusterNames":"a"}}`, `{`} {
 		var s Suspension

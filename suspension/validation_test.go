@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
@@ -91,6 +93,11 @@ func FuzzDecodeAndValidate(f *testing.F) {
 		}
 		if FailoverPaused(&s, cluster) == want {
 			t.Fatalf("FailoverPaused disagrees with ShouldDispatch for %s", data)
+		}
+		var conds []metav1.Condition
+		update := SetDispatchingCondition(&conds, &s, cluster, 1, time.Unix(1, 0))
+		if update.Suspended == want || (conds[0].Status == metav1.ConditionTrue) != want {
+			t.Fatalf("condition %+v disagrees with ShouldDispatch = %v", conds[0], want)
 		}
 		out, err := json.Marshal(&s)
 		if err != nil {

@@ -152,7 +152,7 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		at := 1 + r.IntN(max(1, minutes*2/3))
 		dur := 1 + r.IntN(30)
 		c := clusters[r.IntN(len(clusters))]
-		switch k := r.IntN(20); {
+		switch k := r.IntN(22); {
 		case k < 6:
 			fmt.Fprintf(&b, "  - {at: %dm, type: outage, cluster: %s, for: %dm}\n", at, c, dur)
 		case k < 8:
@@ -169,6 +169,12 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 			fmt.Fprintf(&b, "  - {at: %dm, type: workloadUnhealthy, workload: %s, cluster: %s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], c, dur)
 		case k < 19:
 			fmt.Fprintf(&b, "  - {at: %dm, type: restart}\n", at)
+		case k < 21:
+			target := ""
+			if r.IntN(3) > 0 {
+				target = ", cluster: " + c
+			}
+			fmt.Fprintf(&b, "  - {at: %dm, type: suspend, workload: %s%s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], target, dur)
 		default:
 			fmt.Fprintf(&b, "  - {at: %dm, type: deleteWorkload, workload: %s}\n", at, workloads[r.IntN(len(workloads))])
 		}

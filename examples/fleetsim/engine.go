@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,14 +55,16 @@ func (c *cluster) ready() bool     { return c.cond.Status == metav1.ConditionTru
 
 // copyState is the workload's object on one member cluster.
 type copyState struct {
-	replicas  int32
-	created   time.Time
-	labels    map[string]string
-	jobID     string
-	collected []byte        // last status the control plane collected (raw JSON)
-	health    health.Status // the health interpreter's verdict on it
-	sig       statusSig     // what the collected status was built from
-	deleting  bool          // deletion requested, not yet confirmed
+	replicas       int32
+	created        time.Time
+	labels         map[string]string
+	jobID          string
+	collected      []byte        // last status the control plane collected (raw JSON)
+	firstCollected time.Time     // when the control plane first collected it
+	settled        bool          // the copy was Healthy at least once
+	health         health.Status // the health interpreter's verdict on it
+	sig            statusSig     // what the collected status was built from
+	deleting       bool          // deletion requested, not yet confirmed
 }
 
 // statusSig identifies a generated status, so an unchanged copy is not
@@ -103,7 +106,13 @@ type workload struct {
 	jobSeq  int
 	origJob string // job id of the first copy (stateful workloads)
 
-	heldNoted map[string]bool // dispatch holds already on the timeline
+	appRecords []failover.WorkloadHealthRecord // the detector's records at its last look
+
+	// susp is the policy's suspension as it is now (faults suspend and
+	// resume dispatching during the run).
+	susp      *suspension.Suspension
+	workConds [][]metav1.Condition // by cluster index: the Work's conditions
+	heldNoted map[string]bool      // dispatch holds already on the timeline
 	lastPlace string
 }
 
@@ -164,6 +173,8 @@ type Engine struct {
 	// healthyAgain: when the workloads evicted by each fault were healthy
 	// on their targets again (sim time), keyed cluster@fault.
 	healthyAgain map[string]time.Duration
+	// taintQueue: when the taint manager plans each cluster next (by index).
+	taintQueue eviction.DeadlineQueue[int]
 	// pacerStale: the pacer has not seen the current cluster health (at the
 	// start and after a restart).
 	pacerStale bool
@@ -199,6 +210,7 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	}
 	e.steps = int(sc.Duration.D() / sc.Step.D())
 	e.pacerStale = true
+	e.taintQueue = eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock})
 	e.lib = newLibrary(e)
 	if opts.Library != nil {
 		opts.Library(&e.lib)
@@ -242,7 +254,9 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		divided:   spec.Placement.ReplicaScheduling.ReplicaSchedulingType == "Divided",
 		copies:    make([]*copyState, len(e.sc.Clusters)),
 		failing:   make([]bool, len(e.sc.Clusters)),
+		workConds: make([][]metav1.Condition, len(e.sc.Clusters)),
 		heldNoted: map[string]bool{},
+		susp:      spec.Suspend.DeepCopy(),
 	}
 	w.tolerations = failover.AddDefaultClusterTolerations(spec.Tolerations, failover.DefaultTolerationsConfig{
 		NotReadyTolerationSeconds:    st.DefaultTolerationSeconds,
@@ -318,9 +332,6 @@ func (e *Engine) Run() []Violation {
 			break
 		}
 	}
-	if len(e.inv.violations) == 0 || e.opts.KeepGoing {
-		e.inv.final()
-	}
 	return e.inv.violations
 }
 
@@ -335,7 +346,6 @@ func (e *Engine) Step() {
 	e.step++
 	e.stats.Steps++
 	e.clock.Step(e.sc.Step.D())
-	e.inv.beginStep()
 	e.applyFaults()
 	e.monitorClusters()
 	e.taintClusters()
@@ -417,6 +427,9 @@ func (e *Engine) taintClusters() {
 			}
 		}
 		c.taints = next
+		if hasNoExecute(next) {
+			e.taintQueue.Add(c.idx, now)
+		}
 	}
 }
 
@@ -429,14 +442,20 @@ func hasTaint(ts []corev1.Taint, t corev1.Taint) bool {
 	return false
 }
 
-// failoverClusters is the taint manager: the planner lists the workloads
-// that must leave each cluster with a NoExecute taint they no longer
-// tolerate.
+// failoverClusters is the taint manager. A deadline queue holds, per
+// cluster, when to plan it next: at once when its taints change, then at
+// the planner's NextCheck (the earliest toleration to run out). The planner
+// lists the workloads that must leave each due cluster.
 func (e *Engine) failoverClusters() {
 	now := e.Now()
 	var bindings []failover.ClusterBinding
 	var owners []*workload
-	for _, c := range e.clusters {
+	for {
+		ci, ok := e.taintQueue.TryGet()
+		if !ok {
+			break
+		}
+		c := e.clusters[ci]
 		if !hasNoExecute(c.taints) {
 			continue
 		}
@@ -447,7 +466,7 @@ func (e *Engine) failoverClusters() {
 			}
 			// Failover is paused while dispatching to the cluster is
 			// suspended (seed 004).
-			if suspension.FailoverPaused(w.spec.Suspend, c.name) {
+			if suspension.FailoverPaused(w.susp, c.name) {
 				continue
 			}
 			var cfo *failover.ClusterFailoverBehavior
@@ -461,6 +480,7 @@ func (e *Engine) failoverClusters() {
 			continue
 		}
 		plan := e.lib.Planner(c.taints, bindings, now)
+		deferred := false
 		for _, ev := range plan.Evict {
 			w := owners[ev.Index]
 			var grace *int32
@@ -468,7 +488,21 @@ func (e *Engine) failoverClusters() {
 				g := ev.GracePeriodSeconds
 				grace = &g
 			}
-			e.evict(w, c, eviction.ReasonTaintUntolerated, eviction.ProducerTaintManager, ev.PurgeMode, grace, false)
+			if !e.evict(w, c, eviction.Eviction{
+				Producer:           eviction.ProducerTaintManager,
+				Reason:             eviction.ReasonTaintUntolerated,
+				PurgeMode:          ev.PurgeMode,
+				GracePeriodSeconds: grace,
+			}, false) && w.isTarget(c.name) {
+				deferred = true
+			}
+		}
+		if deferred {
+			// Paced or waiting for a readable status: look again next step.
+			e.taintQueue.Add(ci, now.Add(e.sc.Step.D()))
+		}
+		if !plan.NextCheck.IsZero() {
+			e.taintQueue.Add(ci, plan.NextCheck)
 		}
 	}
 }
@@ -482,44 +516,75 @@ func hasNoExecute(ts []corev1.Taint) bool {
 	return false
 }
 
-// failoverApplications is the application failover controller.
+// failoverApplications is the application failover controller: the
+// detector looks at the workload's health on each target cluster.
 func (e *Engine) failoverApplications() {
 	for _, w := range e.workloads {
-		if w.deleted || w.appFO == nil {
+		if w.deleted || w.appFO == nil || len(w.targets) == 0 {
 			continue
 		}
-		for _, t := range slices.Clone(w.targets) {
+		clusters := make([]string, 0, len(w.targets))
+		hs := make([]failover.WorkloadHealth, 0, len(w.targets))
+		for _, t := range w.targets {
 			c := e.byName[t.Name]
-			if suspension.FailoverPaused(w.spec.Suspend, c.name) {
+			// Failover is paused while dispatching to the cluster is
+			// suspended (seed 004): such a cluster is not judged.
+			if suspension.FailoverPaused(w.susp, c.name) {
 				continue
 			}
-			h := health.Unknown
-			if cp := w.copies[c.idx]; cp != nil && c.reachable() {
-				h = cp.health
+			clusters = append(clusters, c.name)
+			wh := failover.WorkloadHealth{ClusterName: c.name, Health: health.Unknown}
+			if cp := w.copies[c.idx]; cp != nil && !cp.deleting {
+				wh.CollectedSince, wh.Settled = metav1.NewTime(cp.firstCollected), cp.settled
+				if c.reachable() {
+					wh.Health = cp.health
+				}
 			}
-			if !e.lib.AppDetector.Observe(w.name(), c.name, w.appFO, h) {
-				continue
-			}
-			var grace *int32
-			if w.appFO.PurgeMode.Normalize() == eviction.PurgeGracefully || w.appFO.PurgeMode == "" {
-				grace = w.appFO.GracePeriodSeconds
-			}
-			mode := w.appFO.PurgeMode
-			if mode == "" {
-				mode = failover.DefaultPurgeMode
-			}
-			if e.evict(w, c, eviction.ReasonApplicationFailure, eviction.ProducerApplicationFailover, mode, grace, true) {
+			hs = append(hs, wh)
+		}
+		det, err := e.lib.AppDetector.Detect(w.name(), w.appFO, clusters, hs)
+		if err != nil {
+			e.noteHold(w, "", "application failover cannot decide: "+err.Error())
+			continue
+		}
+		for _, ev := range det.Evictions {
+			c := e.byName[ev.FromCluster]
+			ok := e.evict(w, c, eviction.Eviction{
+				Producer:               eviction.ProducerApplicationFailover,
+				Reason:                 ev.Reason,
+				Message:                ev.Message,
+				PurgeMode:              ev.PurgeMode,
+				GracePeriodSeconds:     ev.GracePeriodSeconds,
+				SuppressDeletion:       ev.SuppressDeletion,
+				ClustersBeforeFailover: ev.ClustersBeforeFailover,
+			}, true)
+			if ok {
 				w.history.Record(c.name, e.Now())
 				e.inv.recordBlock(w, c.name)
-				e.lib.AppDetector.Forget(w.name(), c.name)
+				continue
 			}
+			// The eviction did not happen (paced): keep the countdown.
+			rec := failover.WorkloadHealthRecord{ClusterName: c.name}
+			for _, r := range w.appRecords {
+				if r.ClusterName == c.name {
+					rec = r
+				}
+			}
+			if rec.FailingSince == nil {
+				now := metav1.NewTime(e.Now())
+				rec.FailingSince = &now
+			}
+			det.Records = append(det.Records, rec)
+			e.lib.AppDetector.Restore(w.name(), det.Records)
 		}
+		w.appRecords = det.Records
 	}
 }
 
-// evict removes cluster c from w's placement and records a graceful eviction
-// task, if the fleet-wide pacer allows one more eviction now.
-func (e *Engine) evict(w *workload, c *cluster, reason, producer string, mode eviction.PurgeMode, grace *int32, app bool) bool {
+// evict removes cluster c from w's placement, records a graceful eviction
+// task and asks the scheduler for a failover re-placement, if the fleet-wide
+// pacer allows one more eviction now.
+func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) bool {
 	if w.hasTask(c.name) && !w.isTarget(c.name) {
 		return false
 	}
@@ -531,22 +596,19 @@ func (e *Engine) evict(w *workload, c *cluster, reason, producer string, mode ev
 		return false
 	}
 	delete(w.heldNoted, "pacer/"+c.name)
-	ev := eviction.Eviction{
-		Cluster:            c.name,
-		Producer:           producer,
-		Reason:             reason,
-		Message:            fmt.Sprintf("%s on %s", reason, c.name),
-		PurgeMode:          mode,
-		GracePeriodSeconds: grace,
+	ev.Cluster = c.name
+	if ev.Message == "" {
+		ev.Message = fmt.Sprintf("%s on %s", ev.Reason, c.name)
 	}
 	if cp := w.copies[c.idx]; cp != nil && len(cp.collected) > 0 {
 		state, err := e.lib.State.Extract(w, cp.collected, app)
-			if err != nil {
-				e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
-				return false
-			}
+		if err != nil {
+			e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
+			return false
+		}
 		ev.PreservedLabelState = state
 	}
+	before := w.targets
 	res, err := eviction.Evict(w.targets, w.tasks, ev)
 	if err != nil {
 		e.tl.add(e, EvEvict, c.name, w.name(), "eviction rejected: "+err.Error())
@@ -559,11 +621,12 @@ func (e *Engine) evict(w *workload, c *cluster, reason, producer string, mode ev
 	e.inv.onEvict(w, c)
 	w.targets, w.tasks = res.Targets, res.Tasks
 	e.stats.Evictions++
-	detail := fmt.Sprintf("evicted (%s, purge %s)", reason, mode.Normalize())
+	detail := fmt.Sprintf("evicted (%s, purge %s)", ev.Reason, ev.PurgeMode.Normalize())
 	if len(ev.PreservedLabelState) > 0 {
 		detail += ", preserved " + formatLabels(ev.PreservedLabelState)
 	}
 	e.tl.add(e, EvEvict, c.name, w.name(), detail)
+	e.replace(w, before, c.name)
 	return true
 }
 
@@ -573,6 +636,12 @@ func (e *Engine) schedule(w *workload) {
 	if next == nil {
 		return
 	}
+	e.setTargets(w, next)
+}
+
+// setTargets writes a new placement, checking the invariants on every
+// cluster it adds.
+func (e *Engine) setTargets(w *workload, next []eviction.TargetCluster) {
 	key := placementKey(next)
 	if key == placementKey(w.targets) {
 		return
@@ -599,18 +668,7 @@ func placementKey(ts []eviction.TargetCluster) string {
 		}
 	}
 	sort.Strings(names)
-	return "[" + joinComma(names) + "]"
-}
-
-func joinComma(s []string) string {
-	out := ""
-	for i, v := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += v
-	}
-	return out
+	return "[" + strings.Join(names, ", ") + "]"
 }
 
 // dispatch applies w's manifest to every target cluster that lacks it, as
@@ -623,12 +681,18 @@ func (e *Engine) dispatch(w *workload) {
 		if w.divided {
 			want = t.Replicas
 		}
+		// The Work's Dispatching condition, written only when it changes;
+		// a suspension (or a resume) goes on the timeline.
+		had := len(w.workConds[c.idx]) > 0
+		if up := suspension.SetDispatchingCondition(&w.workConds[c.idx], w.susp, c.name, 1, now); up.Transitioned && (up.Suspended || had) {
+			cond := w.workConds[c.idx][0]
+			e.tl.add(e, EvHold, c.name, w.name(), fmt.Sprintf("Work condition Dispatching=%s (%s)", cond.Status, cond.Reason))
+		}
 		cp := w.copies[c.idx]
 		if cp != nil && !cp.deleting && cp.replicas == want {
 			continue
 		}
-		if suspension.Decide(w.spec.Suspend, c.name, suspension.OperationApply) == suspension.ActionHold {
-			e.noteHold(w, c.name, "dispatch held: dispatching to "+c.name+" is suspended")
+		if suspension.Decide(w.susp, c.name, suspension.OperationApply) == suspension.ActionHold {
 			continue
 		}
 		if cp == nil || cp.deleting {
@@ -648,10 +712,13 @@ func (e *Engine) dispatch(w *workload) {
 			e.tl.add(e, EvDispatch, c.name, w.name(), fmt.Sprintf("replicas -> %d", want))
 			continue
 		}
-		labels := map[string]string(nil)
-		if *e.sc.Settings.StatefulInjection {
-			labels = e.lib.State.Inject(append(slices.Clone(w.tasks), w.carried...), c.name)
+		// The manifest for the new cluster carries the preserved state.
+		manifest := objectOf(w, &copyState{replicas: want}, nil)
+		if _, err := e.lib.State.Inject(manifest, append(slices.Clone(w.tasks), w.carried...), c.name); err != nil {
+			e.noteHold(w, c.name, "dispatch held: preserved state cannot be injected: "+err.Error())
+			continue
 		}
+		labels := manifest.GetLabels()
 		cp = &copyState{replicas: want, created: now, labels: labels}
 		cp.jobID = e.jobIDFor(w, labels)
 		w.copies[c.idx] = cp
@@ -777,6 +844,9 @@ func (e *Engine) assess(w *workload) {
 		}
 		if c != nil && !w.isTarget(c.name) {
 			if cp := w.copies[c.idx]; cp != nil {
+				if r.Reason != eviction.RemovedPurgedDirectly {
+					e.inv.onRelease(w, c)
+				}
 				cp.deleting = true
 			}
 		}
@@ -795,7 +865,7 @@ func (e *Engine) syncCopies(w *workload) {
 			cp.deleting = true // orphan: neither placed nor being evicted
 		}
 		if cp.deleting {
-			if suspension.Decide(w.spec.Suspend, c.name, suspension.OperationDelete) != suspension.ActionProceed {
+			if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
 				e.inv.violate("deletion-never-blocked", c.name, w.name(), "a deletion was held")
 			}
 			if c.reachable() {
@@ -880,8 +950,12 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 		cp.collected, cp.health = nil, health.Unknown
 		return
 	}
+	if cp.firstCollected.IsZero() {
+		cp.firstCollected = e.Now()
+	}
 	cp.collected = raw
 	cp.health = e.lib.Interpret(objectOf(w, cp, status))
+	cp.settled = cp.settled || cp.health == health.Healthy
 }
 
 // objectOf builds the workload object as it exists on a member cluster.
@@ -909,7 +983,7 @@ func (e *Engine) purgeDeleted(w *workload) {
 			continue
 		}
 		c := e.clusters[ci]
-		if suspension.Decide(w.spec.Suspend, c.name, suspension.OperationDelete) != suspension.ActionProceed {
+		if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
 			e.inv.violate("deletion-never-blocked", c.name, w.name(), "deletion of a deleted workload was held")
 			continue
 		}
@@ -945,26 +1019,27 @@ func (e *Engine) restart() {
 			move("pacer", p, q)
 		}
 	}
-	e.inv.watchRestart(e.lib, fresh)
 	e.lib.ClusterHealth = &shadowHealth{live: fresh.ClusterHealth, shadow: e.lib.ClusterHealth, inv: e.inv}
 	e.lib.AppDetector = &shadowDetector{live: fresh.AppDetector, shadow: e.lib.AppDetector, inv: e.inv}
 	e.lib.Pacer = fresh.Pacer
 	e.pacerStale = true
+	// The taint manager's queue lives in memory: a restarted controller
+	// lists every cluster and plans the tainted ones again at once.
+	e.taintQueue.ShutDown()
+	e.taintQueue = eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock})
+	for _, c := range e.clusters {
+		if hasNoExecute(c.taints) {
+			e.taintQueue.Add(c.idx, e.Now())
+		}
+	}
 	e.tl.add(e, EvRestart, "", "", "controllers restarted; tracker state exported and imported")
 }
 
 func formatLabels(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		parts = append(parts, k+"="+v)
 	}
-	sort.Strings(keys)
-	out := ""
-	for i, k := range keys {
-		if i > 0 {
-			out += ","
-		}
-		out += k + "=" + m[k]
-	}
-	return out
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
 }

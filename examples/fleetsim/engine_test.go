@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/suspension"
 )
 
@@ -225,6 +226,7 @@ func TestBrokenPacerIsCaught(t *testing.T) {
 		t.Fatalf("want a %s violation, got %v", InvNoFullOutageEvict, v)
 	}
 	msg := v[0].Error()
+	t.Log(msg)
 	for _, part := range []string{"step ", "sim time +00:", "seed ", "w@"} {
 		if !strings.Contains(msg, part) {
 			t.Errorf("violation %q does not name %q", msg, part)
@@ -477,3 +479,148 @@ func TestProgressBar(t *testing.T) {
 }
 
 func suspensionAll(b *bool) *suspension.Suspension { return &suspension.Suspension{Dispatching: b} }
+
+func TestRunCLICampaignAndScale(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"-campaign", "20", "-seed", "5"}, &out, io.Discard); code != 0 {
+		t.Fatalf("campaign exit %d: %s", code, out.String())
+	}
+	if !strings.HasPrefix(out.String(), "campaign: 20 schedules (seeds 5..24), 7200 steps,") || !strings.Contains(out.String(), " 0 violations") {
+		t.Errorf("campaign output %q", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"-scale", "-clusters", "20", "-workloads", "2000"}, &out, io.Discard); code != 0 {
+		t.Fatalf("scale exit %d", code)
+	}
+	if !strings.Contains(out.String(), "20 clusters (2 failed), 2000 workloads") || !strings.Contains(out.String(), "GOMAXPROCS=1") {
+		t.Errorf("scale output %q", out.String())
+	}
+	if code := run([]string{"-scale", "-clusters", "1"}, io.Discard, io.Discard); code != 2 {
+		t.Errorf("a one-cluster scale fleet: exit %d", code)
+	}
+}
+
+// lonely: the workload may only run on a; a stops being Ready but stays
+// reachable, so its copy keeps running there while nothing can replace it.
+const lonely = `name: lonely
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30, gracefulEvictionTimeout: 2m}
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 2
+    placement: {clusterAffinity: {clusterNames: [a]}}
+faults:
+  - {at: 2m, type: notReady, cluster: a, for: 30m}
+`
+
+func TestLastCopyIsKept(t *testing.T) {
+	e, err := NewEngine(mustParse(t, lonely), Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if e.Stats().Evictions != 1 {
+		t.Errorf("evictions %d, want 1", e.Stats().Evictions)
+	}
+	// Its grace period ran out long ago, but with no target the task stays
+	// and so does the copy on a; when a recovers the workload returns there.
+	if _, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Workload == "w" }); ok {
+		t.Error("the only copy of w was deleted")
+	}
+}
+
+func TestReleasingTheLastCopyIsCaught(t *testing.T) {
+	e, err := NewEngine(mustParse(t, lonely), Options{Library: func(l *Library) {
+		// Karmada's behaviour: an empty target list counts as all healthy.
+		l.Assess = func(in eviction.AssessInput, opts eviction.AssessOptions) eviction.Assessment {
+			opts.EmptyTargetsAreHealthy = true
+			return eviction.Assess(in, opts)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Run()
+	if len(v) == 0 || v[0].Invariant != InvLastCopyKept {
+		t.Fatalf("want a %s violation, got %v", InvLastCopyKept, v)
+	}
+}
+
+// stuckScheduler never places anything.
+type stuckScheduler struct{}
+
+func (stuckScheduler) Place(*Engine, *workload) []eviction.TargetCluster { return nil }
+
+func TestSchedulerThatNeverReplacesIsCaught(t *testing.T) {
+	sc := mustParse(t, `name: stuck
+duration: 60m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+  - {name: w, kind: Deployment, replicas: 1, placement: {clusterAffinity: {clusterNames: [a, b]}, spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}}
+faults:
+  - {at: 2m, type: outage, cluster: a}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.lib.Placement = stuckScheduler{}
+	e.lib.Replace = func(req *scheduling.Request) (scheduling.Plan, error) {
+		return scheduling.Plan{Targets: req.Targets, Reason: scheduling.ReasonInsufficientCandidates}, nil
+	}
+	v := e.Run()
+	if len(v) == 0 || v[0].Invariant != InvNoZeroCopies || v[0].Workload != "w" {
+		t.Fatalf("want a %s violation for w, got %v", InvNoZeroCopies, v)
+	}
+	// The same fleet with the library's scheduling moves w to b in time.
+	e, err = NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 || !e.wByName["w"].isTarget("b") {
+		t.Fatalf("violations %v, targets %v", v, e.wByName["w"].targets)
+	}
+}
+
+func TestSuspensionPausesFailoverUntilResume(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: pause
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+  - {name: w, kind: Deployment, replicas: 1, placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}}
+faults:
+  - {at: 5m, type: suspend, workload: w, cluster: a, for: 15m}
+  - {at: 6m, type: outage, cluster: a}
+`), Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	cond, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvHold && strings.Contains(ev.Detail, "Dispatching=False") })
+	if !ok || cond.At != 5*time.Minute {
+		t.Errorf("Dispatching=False announced at %v (ok=%v)", cond.At, ok)
+	}
+	ev, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvEvict && ev.Workload == "w" })
+	if !ok {
+		t.Fatal("w never left a")
+	}
+	// NoExecute at 7m30s, toleration out at 8m, but failover waits for the
+	// resume at 20m, and then happens in the same step.
+	if resumed, ok := e.tl.first(cond.At+time.Second, func(ev Event) bool { return ev.Kind == EvHold && strings.Contains(ev.Detail, "Dispatching=True") }); ok {
+		t.Errorf("Dispatching=True announced at %s for a cluster w no longer targets", formatSimTime(resumed.At))
+	}
+	if ev.At != 20*time.Minute {
+		t.Errorf("w evicted at %s, want right after the resume at +00:20:00", formatSimTime(ev.At))
+	}
+	if !e.wByName["w"].isTarget("b") {
+		t.Errorf("w targets %v", e.wByName["w"].targets)
+	}
+}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/fleetover/fleetover/suspension"
 )
 
 // timedFault is one primitive change of the ground truth at a moment.
@@ -26,6 +29,8 @@ func expandFaults(sc *Scenario) []timedFault {
 			switch f.Type {
 			case FaultWorkloadUnhealthy:
 				undo.Type = FaultWorkloadHealthy
+			case FaultSuspend:
+				undo.Type = FaultResume
 			case FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultZoneOutage, FaultFleetOutage:
 				undo.Type = FaultRecover
 			default:
@@ -67,7 +72,6 @@ func (e *Engine) applyFaults() {
 		f := e.faults[e.nextFault]
 		e.nextFault++
 		e.tl.add(e, EvFault, f.spec.Cluster, f.spec.Workload, f.label)
-		e.inv.onFault(f)
 		e.applyFault(f.spec, now)
 	}
 	for _, c := range e.clusters {
@@ -116,6 +120,17 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 		w.failing[e.byName[f.Cluster].idx] = f.Type == FaultWorkloadUnhealthy
 	case FaultRestart:
 		e.restart()
+	case FaultSuspend, FaultResume:
+		w := e.wByName[f.Workload]
+		w.susp = changeSuspension(w.susp, f.Cluster, f.Type == FaultSuspend)
+		// A policy change is a binding update: the taint manager looks at
+		// the binding's tainted clusters again (a resume ends the pause of
+		// their failover).
+		for _, t := range w.targets {
+			if c := e.byName[t.Name]; hasNoExecute(c.taints) {
+				e.taintQueue.Add(c.idx, now)
+			}
+		}
 	case FaultDelete:
 		w := e.wByName[f.Workload]
 		if !w.deleted {
@@ -124,4 +139,33 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 			e.purgeDeleted(w)
 		}
 	}
+}
+
+// changeSuspension suspends (or resumes) dispatching to cluster, or to every
+// cluster when cluster is empty, keeping the suspension valid: a suspension
+// of every cluster replaces a list of clusters.
+func changeSuspension(s *suspension.Suspension, cluster string, suspend bool) *suspension.Suspension {
+	out := s.DeepCopy()
+	if out == nil {
+		out = &suspension.Suspension{}
+	}
+	all := out.Dispatching != nil && *out.Dispatching
+	switch {
+	case cluster == "" && suspend:
+		t := true
+		out.Dispatching, out.DispatchingOnClusters = &t, nil
+	case cluster == "":
+		out = nil
+	case suspend && !all:
+		if out.DispatchingOnClusters == nil {
+			out.DispatchingOnClusters = &suspension.SuspendClusters{}
+		}
+		if !slices.Contains(out.DispatchingOnClusters.ClusterNames, cluster) {
+			out.DispatchingOnClusters.ClusterNames = append(out.DispatchingOnClusters.ClusterNames, cluster)
+		}
+	case !suspend && out.DispatchingOnClusters != nil:
+		out.DispatchingOnClusters.ClusterNames = slices.DeleteFunc(slices.Clone(out.DispatchingOnClusters.ClusterNames),
+			func(n string) bool { return n == cluster })
+	}
+	return out
 }

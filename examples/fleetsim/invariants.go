@@ -10,7 +10,6 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
-	"github.com/fleetover/fleetover/failover/health"
 )
 
 // Invariant names (DESIGN.md section 6).
@@ -22,6 +21,7 @@ const (
 	InvDeletionNotBlocked  = "deletion-never-blocked"
 	InvRestartCountdowns   = "restart-keeps-countdowns"
 	InvNoPanic             = "no-panic"
+	InvLastCopyKept        = "last-copy-kept-without-replacement"
 	invariantSlackDuration = 5 * time.Minute
 )
 
@@ -74,9 +74,20 @@ func (iv *invariants) violate(name, cluster, workload, detail string) {
 	e.tl.add(e, EvViolation, cluster, workload, name+": "+detail)
 }
 
-func (iv *invariants) beginStep() {}
-
-func (iv *invariants) onFault(timedFault) {}
+// onRelease: a graceful eviction lets the old copy on c go. When the
+// workload has no target at all and no other running copy, that copy is its
+// last one and nothing replaces it (Karmada #7455).
+func (iv *invariants) onRelease(w *workload, c *cluster) {
+	if len(w.targets) > 0 {
+		return
+	}
+	for ci, cp := range w.copies {
+		if ci != c.idx && cp != nil && iv.e.clusters[ci].alive() {
+			return
+		}
+	}
+	iv.violate(InvLastCopyKept, c.name, w.name(), "the last copy was released with no target to replace it")
+}
 
 // onEvict: nothing is evicted while every cluster is unhealthy.
 func (iv *invariants) onEvict(w *workload, c *cluster) {
@@ -112,7 +123,7 @@ func (iv *invariants) blocked(w *workload, cluster string) (blockRecord, bool) {
 }
 
 func suspendedFor(w *workload, cluster string) bool {
-	s := w.spec.Suspend
+	s := w.susp
 	if s == nil {
 		return false
 	}
@@ -276,10 +287,6 @@ func (iv *invariants) bound(w *workload) time.Duration {
 	return b
 }
 
-func (iv *invariants) final() {}
-
-func (iv *invariants) watchRestart(old, fresh Library) {}
-
 // shadowHealth runs the restarted cluster health tracker side by side with
 // the one that never restarted; any difference in their answers means the
 // restart reset or skipped a countdown.
@@ -306,17 +313,30 @@ type shadowDetector struct {
 	inv          *invariants
 }
 
-func (s *shadowDetector) Observe(workload, cluster string, b *failover.ApplicationFailoverBehavior, h health.Status) bool {
-	got := s.live.Observe(workload, cluster, b, h)
-	want := s.shadow.Observe(workload, cluster, b, h)
-	if got != want {
-		s.inv.violate(InvRestartCountdowns, cluster, workload, fmt.Sprintf("after a restart the application failover decision is %v, without the restart it would be %v", got, want))
+func (s *shadowDetector) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.WorkloadHealth) (failover.Detection, error) {
+	got, err := s.live.Detect(binding, p, clusters, h)
+	want, _ := s.shadow.Detect(binding, p, clusters, h)
+	if evictedClusters(got) != evictedClusters(want) || !got.NextCheck.Equal(want.NextCheck) {
+		s.inv.violate(InvRestartCountdowns, "", binding, fmt.Sprintf("after a restart application failover evicts [%s] and looks again at %s; without the restart [%s] at %s",
+			evictedClusters(got), got.NextCheck.Format(time.TimeOnly), evictedClusters(want), want.NextCheck.Format(time.TimeOnly)))
 	}
-	return got
+	return got, err
 }
-func (s *shadowDetector) Forget(workload, cluster string) {
-	s.live.Forget(workload, cluster)
-	s.shadow.Forget(workload, cluster)
+
+func evictedClusters(d failover.Detection) string {
+	out := ""
+	for i, ev := range d.Evictions {
+		if i > 0 {
+			out += ","
+		}
+		out += ev.FromCluster
+	}
+	return out
+}
+
+func (s *shadowDetector) Restore(binding string, records []failover.WorkloadHealthRecord) {
+	s.live.Restore(binding, records)
+	s.shadow.Restore(binding, records)
 }
 func (s *shadowDetector) Export() ([]byte, error)  { return s.live.Export() }
 func (s *shadowDetector) Import(data []byte) error { return s.live.Import(data) }

@@ -13,6 +13,7 @@ import (
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/preservation"
+	"github.com/fleetover/fleetover/scheduling"
 )
 
 // newLibrary wires the library packages the way a controller would, with
@@ -34,7 +35,7 @@ func newLibrary(e *Engine) Library {
 			return diff.Result, diff.NextCheck
 		},
 		Planner:     planner.Plan,
-		AppDetector: newAppDetector(e),
+		AppDetector: &detectorAdapter{d: failover.NewDetector(e.clock, failover.DetectorConfig{})},
 		Pacer: &pacerAdapter{p: eviction.NewPacer(eviction.PacerConfig{
 			Clock: e.clock,
 			Rate:  st.EvictionsPerSecond,
@@ -42,6 +43,7 @@ func newLibrary(e *Engine) Library {
 		})},
 		State:     &stateAdapter{injector: preservation.Injector{Enabled: *st.StatefulInjection}, rules: map[string]*preservation.Rules{}},
 		Placement: newPlacement(),
+		Replace:   scheduling.Replace,
 		Interpret: func(obj *unstructured.Unstructured) health.Status {
 			return e.registry.Interpret(obj).Status
 		},
@@ -163,10 +165,7 @@ func (s *stateAdapter) Extract(w *workload, raw []byte, app bool) (map[string]st
 	return r.ExtractFromJSON(raw)
 }
 
-func (s *stateAdapter) Inject(tasks []eviction.GracefulEvictionTask, cluster string) map[string]string {
-	if !s.injector.Enabled {
-		return nil
-	}
+func (s *stateAdapter) Inject(manifest *unstructured.Unstructured, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error) {
 	carriers := make([]preservation.Carrier, 0, len(tasks))
 	for i := range tasks {
 		t := &tasks[i]
@@ -176,6 +175,32 @@ func (s *stateAdapter) Inject(tasks []eviction.GracefulEvictionTask, cluster str
 		}
 		carriers = append(carriers, c)
 	}
-	state, _ := preservation.StateFor(cluster, carriers)
-	return state
+	return s.injector.InjectFor(manifest, cluster, carriers)
+}
+
+// detectorAdapter keeps failover's application-failover Detector and
+// persists its records as JSON across a restart.
+type detectorAdapter struct{ d failover.Detector }
+
+func (a *detectorAdapter) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.WorkloadHealth) (failover.Detection, error) {
+	return a.d.Detect(binding, p, clusters, h)
+}
+
+func (a *detectorAdapter) Restore(binding string, records []failover.WorkloadHealthRecord) {
+	out := make([]failover.DetectorRecord, len(records))
+	for i, r := range records {
+		out[i] = failover.DetectorRecord{Binding: binding, WorkloadHealthRecord: r}
+	}
+	a.d.Import(out)
+}
+
+func (a *detectorAdapter) Export() ([]byte, error) { return json.Marshal(a.d.Export()) }
+
+func (a *detectorAdapter) Import(data []byte) error {
+	var recs []failover.DetectorRecord
+	if err := json.Unmarshal(data, &recs); err != nil {
+		return err
+	}
+	a.d.Import(recs)
+	return nil
 }

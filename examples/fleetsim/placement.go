@@ -69,7 +69,6 @@ func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
 	if !p.needsPlacement(e, w) {
 		return nil
 	}
-	now := e.Now()
 	p.views = p.views[:0]
 	for _, c := range e.clusters {
 		if w.affinity != nil && !w.affinity[c.name] {
@@ -80,20 +79,7 @@ func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
 		}
 		p.views = append(p.views, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
 	}
-	sw := &scheduling.Workload{
-		Name:          w.name(),
-		Tolerations:   w.tolerations,
-		EvictionTasks: w.tasks,
-		History:       historyView{h: w.history, secs: w.blockSecs, blocked: e.lib.Blocked},
-		Now:           now,
-	}
-	if w.spec.Suspend != nil {
-		sw.Suspension = w.spec.Suspend
-	}
-	for _, t := range w.targets {
-		sw.Placement = append(sw.Placement, t.Name)
-	}
-	scheduling.RunFiltersInto(&p.res, sw, p.views, p.filters...)
+	scheduling.RunFiltersInto(&p.res, e.schedulingView(w), p.views, p.filters...)
 	feasible := slices.Clone(p.res.Feasible)
 	kept := make([]string, 0, len(w.targets))
 	for _, t := range w.targets {
@@ -198,4 +184,84 @@ func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []
 		}
 	}
 	return res
+}
+
+// replace is the scheduler's failover re-placement after w left failed:
+// scheduling.Replace keeps the other clusters and replaces the failed one
+// among the feasible candidates. before is the placement w had.
+func (e *Engine) replace(w *workload, before []eviction.TargetCluster, failed string) {
+	req := &scheduling.Request{
+		Workload:      e.schedulingView(w),
+		Type:          scheduling.Duplicated,
+		Failed:        []string{failed},
+		Replicas:      w.spec.Replicas,
+		StaticWeights: w.weights,
+		Scores:        map[string]int64{},
+	}
+	if w.divided {
+		req.Type = scheduling.Divided
+	}
+	usedZones := map[string]bool{}
+	for _, t := range before {
+		req.Targets = append(req.Targets, scheduling.TargetCluster{Name: t.Name, Replicas: t.Replicas})
+		if t.Name != failed {
+			usedZones[e.byName[t.Name].zone] = true
+		}
+	}
+	for _, c := range e.clusters {
+		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
+		if !usedZones[c.zone] {
+			req.Scores[c.name] = 1 // spread over zones first
+		}
+	}
+	req.Filters = scheduling.DefaultFilters()
+	if w.affinity != nil {
+		names := make([]string, 0, len(w.affinity))
+		for n := range w.affinity {
+			names = append(names, n)
+		}
+		req.Filters = append(req.Filters, scheduling.ClusterNames(names...))
+	}
+	if !w.byZone && (w.minGroups > 0 || w.maxGroups > 0) {
+		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.minGroups), MaxGroups: int32(w.maxGroups)}
+	}
+	plan, err := e.lib.Replace(req)
+	if err != nil {
+		e.tl.add(e, EvPlace, "", w.name(), "re-placement failed: "+err.Error())
+		return
+	}
+	if !plan.Changed {
+		e.tl.add(e, EvPlace, "", w.name(), "re-placement left the placement as it was: "+plan.Reason)
+		return
+	}
+	next := make([]eviction.TargetCluster, 0, len(plan.Targets))
+	for _, t := range plan.Targets {
+		if t.Name == failed {
+			continue
+		}
+		r := t.Replicas
+		if !w.divided {
+			r = 0
+		}
+		next = append(next, eviction.TargetCluster{Name: t.Name, Replicas: r})
+	}
+	e.setTargets(w, next)
+}
+
+// schedulingView is what scheduling's filters see of w.
+func (e *Engine) schedulingView(w *workload) *scheduling.Workload {
+	sw := &scheduling.Workload{
+		Name:          w.name(),
+		Tolerations:   w.tolerations,
+		EvictionTasks: w.tasks,
+		History:       historyView{h: w.history, secs: w.blockSecs, blocked: e.lib.Blocked},
+		Now:           e.Now(),
+	}
+	if w.susp != nil {
+		sw.Suspension = w.susp
+	}
+	for _, t := range w.targets {
+		sw.Placement = append(sw.Placement, t.Name)
+	}
+	return sw
 }

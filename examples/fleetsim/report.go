@@ -114,9 +114,13 @@ func renderSVG(e *Engine) []byte {
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s: seed %d, %s</text>`+"\n",
 		html.EscapeString(e.sc.Name), e.seed, total)
 	// Hour / ten-minute grid.
-	tick := 10 * time.Minute
-	if total > 6*time.Hour {
-		tick = time.Hour
+	tick := time.Minute
+	for _, t := range []time.Duration{time.Minute, 5 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour,
+		2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour} {
+		tick = t
+		if total/t <= 12 {
+			break
+		}
 	}
 	for t := time.Duration(0); t <= total; t += tick {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e0e0e0"/>`+"\n", x(t), top-6, x(t), top+lanes*laneH)

@@ -166,14 +166,21 @@ func buildScaleFleet(cfg ScaleConfig) (*scaleFleet, error) {
 // reports, taints, the cluster-failover planner, pacing, state extraction,
 // task creation, re-placement and two assessment rounds.
 func RunScaleWave(cfg ScaleConfig) (ScaleResult, error) {
-	res := ScaleResult{Clusters: cfg.Clusters, Workloads: cfg.Workloads, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	started := time.Now()
 	f, err := buildScaleFleet(cfg)
 	if err != nil {
-		return res, err
+		return ScaleResult{}, err
 	}
 	runtime.GC()
-	res.Build = time.Since(started)
+	build := time.Since(started)
+	res := runWave(f, cfg)
+	res.Build = build
+	return res, nil
+}
+
+// runWave runs the wave on a freshly built fleet (it changes the fleet).
+func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
+	res := ScaleResult{Clusters: cfg.Clusters, Workloads: cfg.Workloads, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	res.Placements = len(f.members)
 	clk := clocktesting.NewFakeClock(simEpoch)
 	tracker := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
@@ -337,7 +344,7 @@ func RunScaleWave(cfg ScaleConfig) (ScaleResult, error) {
 	res.Sys = ms.Sys
 	res.PeakHeap = ms.HeapSys
 	runtime.KeepAlive(f)
-	return res, nil
+	return res
 }
 
 func containsTarget(ts []eviction.TargetCluster, name string) bool {
@@ -370,7 +377,7 @@ func runScale(cfg config, stdout, stderr io.Writer, showProgress bool) int {
 	}
 	prev := runtime.GOMAXPROCS(1) // the target is one core
 	defer runtime.GOMAXPROCS(prev)
-	debug.SetGCPercent(400)
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	fmt.Fprintf(stdout, "scale: building %d clusters and %d workloads...\n", cfg.clusters, cfg.workloads)
 	res, err := RunScaleWave(ScaleConfig{Clusters: cfg.clusters, Workloads: cfg.workloads, FailPercent: cfg.failPct, StatefulEvery: 10, Seed: max(1, cfg.seed)})
 	if err != nil {

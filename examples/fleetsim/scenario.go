@@ -50,7 +50,6 @@ type Settings struct {
 	EvictionsPerSecond       float64            `yaml:"evictionsPerSecond"`
 	CancelOnRecovery         bool               `yaml:"cancelOnRecovery"`
 	StatefulInjection        *bool              `yaml:"statefulFailoverInjection"`
-	SettleTime               Duration           `yaml:"settleTime"`
 }
 
 // ClusterSpec is one member cluster.
@@ -132,10 +131,13 @@ const (
 	FaultWorkloadHealthy   = "workloadHealthy"   // the workload recovers on one cluster
 	FaultRestart           = "restart"           // controllers restart: trackers export and import their state
 	FaultDelete            = "deleteWorkload"    // the user deletes the workload
+	FaultSuspend           = "suspend"           // the user suspends dispatching of a workload (to one cluster or all)
+	FaultResume            = "resume"            // the user resumes it
 )
 
 var faultTypes = []string{FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultZoneOutage,
-	FaultFleetOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart, FaultDelete}
+	FaultFleetOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart, FaultDelete,
+	FaultSuspend, FaultResume}
 
 // FaultSpec is one entry of the fault schedule.
 type FaultSpec struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -204,6 +205,12 @@ func FuzzParseScenario(f *testing.F) {
 			var pe *ParseError
 			if !errors.As(err, &pe) || len(pe.Errors) == 0 {
 				t.Fatalf("error is not a non-empty *ParseError: %v", err)
+			}
+			lines := bytes.Count(data, []byte("\n")) + 1
+			for _, se := range pe.Errors {
+				if se.Line < 0 || se.Line > lines || se.Msg == "" {
+					t.Fatalf("error outside the file's %d lines or empty: %+v", lines, se)
+				}
 			}
 			return
 		}

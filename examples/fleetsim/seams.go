@@ -10,6 +10,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/scheduling"
 )
 
 // The simulator drives the library through the small interfaces below, one
@@ -50,11 +51,14 @@ type taintSeam func(cond metav1.Condition, existing []corev1.Taint, now time.Tim
 // cluster now.
 type plannerSeam func(taints []corev1.Taint, bindings []failover.ClusterBinding, now time.Time) failover.ClusterFailoverPlan
 
-// appDetectorSeam decides application failover for one workload on one
-// cluster from its interpreted health.
+// appDetectorSeam decides application failover for one binding from its
+// workload's interpreted health on each target cluster, and keeps the
+// countdown records exportable across a restart.
 type appDetectorSeam interface {
-	Observe(workload, cluster string, b *failover.ApplicationFailoverBehavior, h health.Status) (evict bool)
-	Forget(workload, cluster string)
+	Detect(binding string, policy *failover.ApplicationFailoverBehavior, clusters []string, health []failover.WorkloadHealth) (failover.Detection, error)
+	// Restore puts back a binding's records (after an eviction the pacer
+	// refused, so its countdown is not lost).
+	Restore(binding string, records []failover.WorkloadHealthRecord)
 	Export() ([]byte, error)
 	Import([]byte) error
 }
@@ -70,17 +74,21 @@ type pacerSeam interface {
 	Mode() string
 }
 
-// stateSeam extracts preserved state from a collected status and picks the
-// labels to inject on a cluster.
+// stateSeam extracts preserved state from a collected status and injects
+// it into the manifest dispatched to a new cluster.
 type stateSeam interface {
 	Extract(w *workload, rawStatus []byte, app bool) (map[string]string, error)
-	Inject(tasks []eviction.GracefulEvictionTask, cluster string) map[string]string
+	Inject(manifest *unstructured.Unstructured, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error)
 }
 
-// placementSeam is the scheduler: filters and failover re-placement.
+// placementSeam is the scheduler's regular scheduling of a binding whose
+// placement is short (initial placement, a recovered fleet).
 type placementSeam interface {
 	Place(e *Engine, w *workload) []eviction.TargetCluster
 }
+
+// replaceSeam is the scheduler's failover re-placement.
+type replaceSeam func(req *scheduling.Request) (scheduling.Plan, error)
 
 // blockSeam answers whether the eviction history keeps a workload away from
 // a cluster now (used by the scheduler's filter).
@@ -95,6 +103,7 @@ type Library struct {
 	Pacer         pacerSeam
 	State         stateSeam
 	Placement     placementSeam
+	Replace       replaceSeam
 	Blocked       blockSeam
 	Interpret     func(obj *unstructured.Unstructured) health.Status
 	Assess        func(in eviction.AssessInput, opts eviction.AssessOptions) eviction.Assessment

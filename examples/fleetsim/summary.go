@@ -71,7 +71,7 @@ func (e *Engine) Summarize() Summary {
 		if r, ok := e.stateReport(w); ok {
 			s.States = append(s.States, r)
 		}
-		if w.spec.Suspend == nil {
+		if w.susp == nil {
 			continue
 		}
 		for _, c := range e.clusters {
@@ -105,7 +105,9 @@ func (e *Engine) outageReport(f timedFault, cluster string) OutageReport {
 	r.NoExecute = rel(e.tl.first(f.at, func(ev Event) bool {
 		return ev.Kind == EvTaint && ev.Cluster == cluster && strings.HasSuffix(ev.Detail, ":NoExecute")
 	}))
-	evict, ok := e.tl.first(f.at, func(ev Event) bool { return ev.Kind == EvEvict && ev.Cluster == cluster && strings.HasPrefix(ev.Detail, "evicted") })
+	evict, ok := e.tl.first(f.at, func(ev Event) bool {
+		return ev.Kind == EvEvict && ev.Cluster == cluster && strings.HasPrefix(ev.Detail, "evicted")
+	})
 	r.FirstEviction = rel(evict, ok)
 	if !ok {
 		return r
@@ -261,5 +263,4 @@ func (s Summary) Render(w io.Writer) error {
 }
 
 var invariantNames = []string{InvNoZeroCopies, InvNoFullOutageEvict, InvNoBlockedReturn, InvSuspendedNeverSent,
-	InvDeletionNotBlocked, InvRestartCountdowns, InvNoPanic}
-
+	InvDeletionNotBlocked, InvRestartCountdowns, InvLastCopyKept, InvNoPanic}

@@ -26,7 +26,6 @@ const (
 	defaultGracefulEvictionTimeout = 10 * time.Minute
 	defaultStartupDelay            = 20 * time.Second // simulator only: time for a new copy to become healthy
 	defaultEvictionsPerSecond      = 50               // simulator only: global eviction rate
-	defaultSettleTime              = 20 * time.Minute // simulator only: quiet time after the last fault
 	maxSteps                       = 5_000_000
 )
 
@@ -43,7 +42,6 @@ func (s Settings) withDefaults() Settings {
 	def(&s.EvictionTimeout, defaultEvictionTimeout)
 	def(&s.GracefulEvictionTimeout, defaultGracefulEvictionTimeout)
 	def(&s.StartupDelay, defaultStartupDelay)
-	def(&s.SettleTime, defaultSettleTime)
 	if s.NoExecuteTaints == nil {
 		t := true
 		s.NoExecuteTaints = &t
@@ -168,7 +166,8 @@ func validateScenario(c *errCollector, sc *Scenario) {
 		}
 		needCluster := f.Type == FaultOutage || f.Type == FaultNotReady || f.Type == FaultPartition || f.Type == FaultFlap ||
 			f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy
-		needWorkload := f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy || f.Type == FaultDelete
+		needWorkload := f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy || f.Type == FaultDelete ||
+			f.Type == FaultSuspend || f.Type == FaultResume
 		switch {
 		case needCluster && f.Cluster == "":
 			c.add(p+".cluster", "a %s fault names a cluster", f.Type)

@@ -45,7 +45,7 @@ type WorkDispatcher struct {
 	Clock clock.PassiveClock
 	// Events receives a "DispatchingChanged" event when the Dispatching
 	// condition of a Work flips; nil records nothing.
-	Events EventSink
+	Events *EventSink
 	// InjectState injects preserved state into new clusters' manifests; nil
 	// injects nothing.
 	InjectState StateInjector

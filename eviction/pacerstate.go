@@ -1,0 +1,83 @@
+package eviction
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// PacerState is what a Pacer holds in memory, so a controller can carry it
+// across a restart: without it a restarted pacer would start every zone in
+// Normal mode with a full bucket, granting a fresh burst and repeating the
+// mode-change events.
+type PacerState struct {
+	Zones []ZonePacerState `json:"zones,omitempty"`
+}
+
+// ZonePacerState is one zone's mode and bucket ("" is the global zone).
+type ZonePacerState struct {
+	Zone string         `json:"zone"`
+	Mode DisruptionMode `json:"mode"`
+	// Rate is the rate in force, per second.
+	Rate float64 `json:"rate"`
+	// Tokens is the bucket's content at CountedAt.
+	Tokens    float64   `json:"tokens"`
+	CountedAt time.Time `json:"countedAt"`
+}
+
+// ErrInvalidPacerState is wrapped by Import for a state it cannot restore.
+var ErrInvalidPacerState = errors.New("invalid pacer state")
+
+func (p *pacer) Export() PacerState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := PacerState{Zones: make([]ZonePacerState, 0, len(p.zones))}
+	for k, z := range p.zones {
+		out.Zones = append(out.Zones, ZonePacerState{
+			Zone: k, Mode: z.state.Mode, Rate: z.bucket.rate, Tokens: z.bucket.tokens, CountedAt: z.bucket.last,
+		})
+	}
+	slices.SortFunc(out.Zones, func(a, b ZonePacerState) int {
+		switch {
+		case a.Zone < b.Zone:
+			return -1
+		case a.Zone > b.Zone:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+func (p *pacer) Import(s PacerState) error {
+	for i, z := range s.Zones {
+		switch z.Mode {
+		case DisruptionNormal, DisruptionPartial, DisruptionFull:
+		default:
+			return fmt.Errorf("%w: zones[%d].mode %q: want Normal, PartialDisruption or FullDisruption", ErrInvalidPacerState, i, z.Mode)
+		}
+		if math.IsNaN(z.Rate) || math.IsInf(z.Rate, 0) || z.Rate < 0 {
+			return fmt.Errorf("%w: zones[%d].rate %v: want a finite rate >= 0", ErrInvalidPacerState, i, z.Rate)
+		}
+		if math.IsNaN(z.Tokens) {
+			return fmt.Errorf("%w: zones[%d].tokens is NaN", ErrInvalidPacerState, i)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	burst := float64(p.cfg.Burst)
+	for _, z := range s.Zones {
+		k := p.zoneKey(z.Zone)
+		zs := p.zoneLocked(k)
+		zs.state.Mode, zs.state.Rate = z.Mode, z.Rate
+		zs.state.Message = "restored"
+		zs.bucket.rate = z.Rate
+		zs.bucket.tokens = min(max(z.Tokens, 0), burst)
+		zs.bucket.last = z.CountedAt
+	}
+	close(p.changed)
+	p.changed = make(chan struct{})
+	return nil
+}

@@ -1,0 +1,261 @@
+package controllers_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"context"
+
+	"github.com/fleetover/fleetover/failover"
+
+	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
+	workv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha1"
+	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
+)
+
+// probes is a fake push-mode prober whose answers a test sets per cluster.
+type probes struct {
+	mu      sync.Mutex
+	answers map[string]failover.ProbeResult
+}
+
+func newProbes() *probes { return &probes{answers: map[string]failover.ProbeResult{}} }
+
+func (p *probes) set(cluster string, r failover.ProbeResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.answers[cluster] = r
+}
+
+func (p *probes) Probe(_ context.Context, cl *clusterv1alpha1.Cluster) failover.ProbeResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r, ok := p.answers[cl.Name]; ok {
+		return r
+	}
+	return failover.ProbeResult{Reachable: true, Healthy: true}
+}
+
+// clusterName makes cluster names unique per test (clusters are not
+// namespaced).
+func (f *fixture) clusterName(short string) string { return f.ns + "-" + short }
+
+func (f *fixture) createCluster(name string, mode clusterv1alpha1.ClusterSyncMode) *clusterv1alpha1.Cluster {
+	f.t.Helper()
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: clusterv1alpha1.ClusterSpec{SyncMode: mode}}
+	if err := f.c.Create(f.ctx, cl); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = f.c.Delete(context.Background(), cl) })
+	return cl
+}
+
+func (f *fixture) renewLease(cluster string) {
+	f.t.Helper()
+	now := metav1.NewMicroTime(f.clock.Now())
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1alpha1.LeaseNamespace}}
+	if err := f.c.Create(f.ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		f.t.Fatal(err)
+	}
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: clusterv1alpha1.LeaseNamespace, Name: cluster}}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := f.c.Get(f.ctx, client.ObjectKeyFromObject(lease), lease)
+		if apierrors.IsNotFound(err) {
+			lease.Spec.RenewTime = &now
+			return f.c.Create(f.ctx, lease)
+		}
+		if err != nil {
+			return err
+		}
+		lease.Spec.RenewTime = &now
+		return f.c.Update(f.ctx, lease)
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) cluster(name string) *clusterv1alpha1.Cluster {
+	f.t.Helper()
+	cl := &clusterv1alpha1.Cluster{}
+	if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, cl); err != nil {
+		f.t.Fatal(err)
+	}
+	return cl
+}
+
+func readyStatus(cl *clusterv1alpha1.Cluster) metav1.ConditionStatus {
+	if c := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady); c != nil {
+		return c.Status
+	}
+	return ""
+}
+
+func (f *fixture) waitReady(name string, want metav1.ConditionStatus) {
+	f.t.Helper()
+	f.eventually(fmt.Sprintf("cluster %s Ready=%s", name, want), func() (bool, string) {
+		cl := f.cluster(name)
+		return readyStatus(cl) == want, fmt.Sprintf("conditions %+v", cl.Status.Conditions)
+	})
+}
+
+func (f *fixture) createTemplate(obj *unstructured.Unstructured) {
+	f.t.Helper()
+	obj.SetNamespace(f.ns)
+	if err := f.c.Create(f.ctx, obj); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func deployment(name string, replicas int64) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1",
+		"kind":       "Deployment",
+		"metadata":   map[string]any{"name": name, "labels": map[string]any{"app": name}},
+		"spec": map[string]any{
+			"replicas": replicas,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}},
+			},
+		},
+	}}
+}
+
+func (f *fixture) createBinding(rb *workv1alpha2.ResourceBinding) {
+	f.t.Helper()
+	rb.Namespace = f.ns
+	if err := f.c.Create(f.ctx, rb); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) binding(name string) *workv1alpha2.ResourceBinding {
+	f.t.Helper()
+	rb := &workv1alpha2.ResourceBinding{}
+	if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: name}, rb); err != nil {
+		f.t.Fatal(err)
+	}
+	return rb
+}
+
+func clusterNames(rb *workv1alpha2.ResourceBinding) []string {
+	var out []string
+	for _, tc := range rb.Spec.Clusters {
+		out = append(out, tc.Name)
+	}
+	return out
+}
+
+func taskClusters(rb *workv1alpha2.ResourceBinding) []string {
+	var out []string
+	for _, t := range rb.Spec.GracefulEvictionTasks {
+		out = append(out, t.FromCluster)
+	}
+	return out
+}
+
+// waitBinding waits until cond holds on the binding.
+func (f *fixture) waitBinding(name, what string, cond func(*workv1alpha2.ResourceBinding) bool) *workv1alpha2.ResourceBinding {
+	f.t.Helper()
+	var rb *workv1alpha2.ResourceBinding
+	f.eventually(what, func() (bool, string) {
+		rb = f.binding(name)
+		return cond(rb), fmt.Sprintf("clusters=%v tasks=%v history=%v generation=%d observed=%d",
+			clusterNames(rb), taskClusters(rb), rb.Spec.ActiveEvictionHistory, rb.Generation, rb.Status.SchedulerObservedGeneration)
+	})
+	return rb
+}
+
+// setHealth plays the status collector: it writes the workload's status and
+// health on each cluster into the binding's aggregated status. An item that
+// exists keeps its first-collection time.
+func (f *fixture) setHealth(name string, items ...workv1alpha2.AggregatedStatusItem) {
+	f.t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		rb := f.binding(name)
+		var next []workv1alpha2.AggregatedStatusItem
+		for _, it := range items {
+			it.Applied = true
+			it.CreationTimestamp = metav1.NewTime(f.clock.Now())
+			for _, old := range rb.Status.AggregatedStatus {
+				if old.ClusterName == it.ClusterName {
+					it.CreationTimestamp = old.CreationTimestamp
+					it.Settled = old.Settled || it.Health == "Healthy"
+				}
+			}
+			if it.Health == "Healthy" {
+				it.Settled = true
+			}
+			next = append(next, it)
+		}
+		rb.Status.AggregatedStatus = next
+		return f.c.Status().Update(f.ctx, rb)
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func healthItem(cluster, health string, status map[string]any) workv1alpha2.AggregatedStatusItem {
+	it := workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Health: health}
+	if status != nil {
+		raw, _ := json.Marshal(status)
+		it.Status = &runtime.RawExtension{Raw: raw}
+	}
+	return it
+}
+
+// work returns the binding's Work for cluster, or nil when there is none.
+func (f *fixture) work(rb *workv1alpha2.ResourceBinding, cluster string) *workv1alpha1.Work {
+	f.t.Helper()
+	w := &workv1alpha1.Work{}
+	err := f.c.Get(f.ctx, client.ObjectKey{Namespace: controllers.ExecutionNamespace(cluster), Name: controllers.WorkName(rb)}, w)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return w
+}
+
+func (f *fixture) waitWork(rb *workv1alpha2.ResourceBinding, cluster string, exists bool) *workv1alpha1.Work {
+	f.t.Helper()
+	var w *workv1alpha1.Work
+	f.eventually(fmt.Sprintf("Work on %s exists=%t", cluster, exists), func() (bool, string) {
+		w = f.work(rb, cluster)
+		return (w != nil) == exists, fmt.Sprintf("work=%v", w != nil)
+	})
+	return w
+}
+
+// manifest decodes the Work's single manifest.
+func manifest(w *workv1alpha1.Work) *unstructured.Unstructured {
+	if len(w.Spec.Workload.Manifests) != 1 {
+		return nil
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(w.Spec.Workload.Manifests[0].Raw); err != nil {
+		return nil
+	}
+	return u
+}
+
+func hasTaint(cl *clusterv1alpha1.Cluster, key string, effect string) bool {
+	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key && string(t.Effect) == effect })
+}
+

@@ -1,0 +1,103 @@
+package controllers_test
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/preservation"
+
+	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
+)
+
+const jobIDLabel = "fleetover.io/flink-job-id"
+
+// Story 2: a Flink job is evicted from a cluster carrying a NoExecute
+// taint it does not tolerate. The job id preserved from its status (the
+// policy's statePreservation rule) travels on the eviction task and is
+// injected as a label into the manifest of the new cluster's Work only.
+func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = newProbes()
+		c.StatefulFailoverInjection = true
+	})
+	f.start()
+	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(oldCluster, clusterv1alpha1.Push)
+	f.createCluster(newCluster, clusterv1alpha1.Push)
+	f.waitReady(oldCluster, metav1.ConditionTrue)
+	f.waitReady(newCluster, metav1.ConditionTrue)
+
+	f.createTemplate(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "flink.apache.org/v1beta1",
+		"kind":       "FlinkDeployment",
+		"metadata":   map[string]any{"name": "wordcount"},
+		"spec": map[string]any{
+			"image":        "flink:1.20",
+			"flinkVersion": "v1_20",
+			"job":          map[string]any{"jarURI": "local:///opt/flink/examples/streaming/WordCount.jar", "parallelism": int64(2)},
+		},
+	}})
+	f.createBinding(&workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "wordcount"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Namespace: f.ns, Name: "wordcount"},
+			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
+			Failover: &failover.FailoverBehavior{Cluster: &failover.ClusterFailoverBehavior{
+				PurgeMode: eviction.PurgeGracefully,
+				StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
+					{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
+				}},
+			}},
+		},
+	})
+	rb := f.binding("wordcount")
+	f.waitWork(rb, oldCluster, true)
+	f.setHealth("wordcount", healthItem(oldCluster, "Healthy", map[string]any{
+		"jobStatus":       map[string]any{"jobId": "3c5a1f0e9b7d", "state": "RUNNING"},
+		"lifecycleState":  "STABLE",
+		"jobManagerDeploymentStatus": "READY",
+	}))
+
+	// An operator drains the old cluster with a NoExecute taint.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := &clusterv1alpha1.Cluster{}
+		if err := f.c.Get(f.ctx, client.ObjectKey{Name: oldCluster}, cl); err != nil {
+			return err
+		}
+		now := metav1.NewTime(f.clock.Now())
+		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
+		return f.c.Update(f.ctx, cl)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rb = f.waitBinding("wordcount", "the job moves with its state", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(clusterNames(rb), []string{newCluster}) && len(rb.Spec.GracefulEvictionTasks) == 1
+	})
+	if got := rb.Spec.GracefulEvictionTasks[0].PreservedLabelState[jobIDLabel]; got != "3c5a1f0e9b7d" {
+		t.Fatalf("task preserved %v, want the job id under %s", rb.Spec.GracefulEvictionTasks[0].PreservedLabelState, jobIDLabel)
+	}
+
+	newWork := f.waitWork(rb, newCluster, true)
+	if got := manifest(newWork).GetLabels()[jobIDLabel]; got != "3c5a1f0e9b7d" {
+		t.Fatalf("new cluster's manifest labels = %v, want %s=3c5a1f0e9b7d", manifest(newWork).GetLabels(), jobIDLabel)
+	}
+	oldWork := f.work(rb, oldCluster)
+	if oldWork == nil {
+		t.Fatal("the old copy was removed before the new one is healthy")
+	}
+	if _, found := manifest(oldWork).GetLabels()[jobIDLabel]; found {
+		t.Fatalf("the old cluster's manifest got the job id label: %v", manifest(oldWork).GetLabels())
+	}
+}

@@ -1,0 +1,105 @@
+package controllers_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+
+	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
+)
+
+// Story 3: an application stays unhealthy on its cluster past its
+// toleration and moves; the eviction history then keeps it away from that
+// cluster for BlockPredecessorSeconds even when it has nowhere else to go,
+// and the cluster is eligible again exactly when the window ends.
+func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
+	const toleration, block = 30, 120
+	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
+	f.start()
+	first, second := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(first, clusterv1alpha1.Push)
+	f.createCluster(second, clusterv1alpha1.Push)
+	f.waitReady(first, metav1.ConditionTrue)
+	f.waitReady(second, metav1.ConditionTrue)
+
+	f.createTemplate(deployment("api", 1))
+	f.createBinding(&workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "api"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "api"},
+			Replicas: 1,
+			Clusters: []workv1alpha2.TargetCluster{{Name: first}},
+			Failover: &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{
+				DecisionConditions:      failover.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+				PurgeMode:               eviction.PurgeGracefully,
+				GracePeriodSeconds:      ptr.To[int32](600),
+				BlockPredecessorSeconds: ptr.To[int32](block),
+			}},
+		},
+	})
+	key := client.ObjectKey{Namespace: f.ns, Name: "api"}
+	f.setHealth("api", healthItem(first, "Unhealthy", nil))
+
+	// The countdown runs for exactly the toleration.
+	started := f.clock.Now()
+	f.eventually("toleration countdown", func() (bool, string) {
+		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		return ok && at.Equal(started.Add(toleration*time.Second)), at.String()
+	})
+	f.stepTo(started.Add(toleration * time.Second))
+	rb := f.waitBinding("api", "moved to the second cluster", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(clusterNames(rb), []string{second})
+	})
+	evictedFirst := f.clock.Now()
+	if len(rb.Spec.ActiveEvictionHistory) != 1 || rb.Spec.ActiveEvictionHistory[0].ClusterName != first {
+		t.Fatalf("eviction history = %v, want the first cluster", rb.Spec.ActiveEvictionHistory)
+	}
+
+	// Healthy on the second cluster: the first copy goes.
+	f.setHealth("api", healthItem(second, "Healthy", nil))
+	f.waitBinding("api", "first task completed", func(rb *workv1alpha2.ResourceBinding) bool {
+		return len(rb.Spec.GracefulEvictionTasks) == 0
+	})
+
+	// Then it fails on the second cluster too. The first cluster is
+	// healthy and untainted but still blocked: the workload waits with no
+	// target, and its last copy stays (no replacement exists).
+	f.setHealth("api", healthItem(second, "Unhealthy", nil))
+	f.eventually("second countdown", func() (bool, string) {
+		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		return ok && at.Equal(f.clock.Now().Add(toleration*time.Second)), at.String()
+	})
+	f.stepTo(f.clock.Now().Add(toleration * time.Second))
+	blockEnds := evictedFirst.Add(block * time.Second)
+	f.eventually("scheduler waits for the block to end", func() (bool, string) {
+		at, ok := f.ctrls.Scheduler.Recheck.Pending(key)
+		return ok && at.Equal(blockEnds), at.String()
+	})
+	rb = f.waitBinding("api", "no target while the predecessor is blocked", func(rb *workv1alpha2.ResourceBinding) bool {
+		return len(rb.Spec.Clusters) == 0 && slices.Equal(taskClusters(rb), []string{second}) &&
+			rb.Status.SchedulerObservedGeneration == rb.Generation
+	})
+	if f.work(rb, second) == nil {
+		t.Fatal("the last copy was deleted although no replacement exists")
+	}
+
+	// One second before the window ends the first cluster is still
+	// blocked; at its end the workload goes back there.
+	f.stepTo(blockEnds.Add(-time.Second))
+	if got := clusterNames(f.binding("api")); len(got) != 0 {
+		t.Fatalf("placed on %v inside the block window", got)
+	}
+	f.stepTo(blockEnds)
+	f.waitBinding("api", "back on the first cluster once the block ended", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(clusterNames(rb), []string{first})
+	})
+}

@@ -1,0 +1,74 @@
+package controllers_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/fleetover/fleetover/failover"
+
+	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
+	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
+)
+
+// Story 6: the controllers restart in the middle of an application
+// failover countdown. The new process reads the unhealthy-since record
+// from the binding: it neither starts the countdown again (the eviction
+// would come late) nor treats it as run out (it would come early).
+func TestStory6RestartKeepsCountdown(t *testing.T) {
+	const toleration = 60
+	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
+	f.start()
+	sick, spare := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(sick, clusterv1alpha1.Push)
+	f.createCluster(spare, clusterv1alpha1.Push)
+	f.waitReady(sick, metav1.ConditionTrue)
+	f.waitReady(spare, metav1.ConditionTrue)
+
+	f.createTemplate(deployment("batch", 1))
+	f.createBinding(&workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "batch"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "batch"},
+			Clusters: []workv1alpha2.TargetCluster{{Name: sick}},
+			Failover: &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{
+				DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+			}},
+		},
+	})
+	key := client.ObjectKey{Namespace: f.ns, Name: "batch"}
+	f.setHealth("batch", healthItem(sick, "Unhealthy", nil))
+	started := f.clock.Now()
+	deadline := started.Add(toleration * time.Second)
+	f.eventually("countdown persisted", func() (bool, string) {
+		rb := f.binding("batch")
+		_, ok := rb.Annotations[controllers.ApplicationHealthRecordsAnnotation]
+		at, pending := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		return ok && pending && at.Equal(deadline), at.String()
+	})
+
+	// 40 s into the countdown the process restarts.
+	f.stepTo(started.Add(40 * time.Second))
+	f.restart()
+	f.eventually("countdown resumed after the restart", func() (bool, string) {
+		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		return ok && at.Equal(deadline), "pending " + at.String() + ", want " + deadline.String()
+	})
+	if got := clusterNames(f.binding("batch")); !slices.Equal(got, []string{sick}) {
+		t.Fatalf("evicted right after the restart, 20 s early: clusters %v", got)
+	}
+
+	f.stepTo(deadline.Add(-time.Second))
+	if got := clusterNames(f.binding("batch")); !slices.Equal(got, []string{sick}) {
+		t.Fatalf("evicted before the countdown ended: clusters %v", got)
+	}
+	f.stepTo(deadline)
+	f.waitBinding("batch", "evicted when the countdown ends", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(taskClusters(rb), []string{sick}) && slices.Equal(clusterNames(rb), []string{spare})
+	})
+}
