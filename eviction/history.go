@@ -66,22 +66,25 @@ func blockWindow(blockPredecessorSeconds *int32) (d time.Duration, forever bool)
 // now. blockPredecessorSeconds is the policy's value: nil means
 // DefaultBlockPredecessorSeconds, 0 blocks the cluster forever (forever is
 // true and until is zero). A cluster with no record is not blocked.
+//
+// An entry without a CreationTimestamp cannot be counted from, so it blocks
+// for good rather than not at all (ValidateEvictionHistory rejects such
+// entries). Should a history hold the same cluster twice, the latest block
+// wins.
 func (h EvictionHistory) BlockedUntil(cluster string, blockPredecessorSeconds *int32, now time.Time) (until time.Time, blocked, forever bool) {
+	window, always := blockWindow(blockPredecessorSeconds)
 	for i := range h {
 		if h[i].ClusterName != cluster {
 			continue
 		}
-		window, always := blockWindow(blockPredecessorSeconds)
-		if always {
+		if always || h[i].CreationTimestamp.IsZero() {
 			return time.Time{}, true, true
 		}
-		until = h[i].CreationTimestamp.Add(window)
-		if now.Before(until) {
-			return until, true, false
+		if end := h[i].CreationTimestamp.Add(window); now.Before(end) && end.After(until) {
+			until, blocked = end, true
 		}
-		return time.Time{}, false, false
 	}
-	return time.Time{}, false, false
+	return until, blocked, false
 }
 
 // GC drops the entries whose block window has ended at now and returns how

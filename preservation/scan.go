@@ -72,12 +72,12 @@ func (s *scanner) scanStatus(root *chainNode) error {
 
 func (s *scanner) skipSpace() {
 	for s.pos < len(s.data) {
-		// Every JSON space is at most ' ': one comparison settles the
-		// common case of compact JSON.
-		if c := s.data[s.pos]; c > ' ' || (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
 			return
 		}
-		s.pos++
 	}
 }
 

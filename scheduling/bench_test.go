@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -43,10 +45,10 @@ func benchWorkload(fleet []Cluster, now time.Time) *Workload {
 		},
 		Placement:     []string{fleet[1].Name, fleet[2].Name, fleet[3].Name},
 		EvictionTasks: []eviction.GracefulEvictionTask{{FromCluster: fleet[4].Name}},
-		History: HistoryRecords{Records: []EvictionRecord{
+		History: HistoryRecords{History: []eviction.EvictionHistoryEntry{
 			{ClusterName: fleet[5].Name, CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))},
 			{ClusterName: fleet[6].Name, CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-		}, BlockPredecessorSeconds: 600},
+		}, BlockPredecessorSeconds: ptr.To[int32](600)},
 		Now: now,
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -25,8 +27,8 @@ func ExampleRunFilters() {
 		Name:          "default/nginx",
 		EvictionTasks: []eviction.GracefulEvictionTask{{FromCluster: "member3"}},
 		History: scheduling.HistoryRecords{
-			Records:                 []scheduling.EvictionRecord{{ClusterName: "member4", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
-			BlockPredecessorSeconds: 600,
+			History:                 []eviction.EvictionHistoryEntry{{ClusterName: "member4", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
+			BlockPredecessorSeconds: ptr.To[int32](600),
 		},
 		Now: now,
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -84,8 +86,8 @@ func TestEvictionHistoryWindow(t *testing.T) {
 	evictedAt := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(evictedAt.Add(10 * time.Second))
 	h := HistoryRecords{
-		Records:                 []EvictionRecord{{ClusterName: "member2", CreationTimestamp: metav1.NewTime(evictedAt)}},
-		BlockPredecessorSeconds: 600,
+		History:                 []eviction.EvictionHistoryEntry{{ClusterName: "member2", CreationTimestamp: metav1.NewTime(evictedAt)}},
+		BlockPredecessorSeconds: ptr.To[int32](600),
 	}
 	fleet := []Cluster{{Name: "member1"}, {Name: "member2"}}
 	run := func() Result {
@@ -112,8 +114,8 @@ func TestEvictionHistoryWindow(t *testing.T) {
 
 func TestHistoryRecordsBlockedUntil(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	rec := func(c string, at time.Time) EvictionRecord {
-		return EvictionRecord{ClusterName: c, CreationTimestamp: metav1.NewTime(at)}
+	rec := func(c string, at time.Time) eviction.EvictionHistoryEntry {
+		return eviction.EvictionHistoryEntry{ClusterName: c, CreationTimestamp: metav1.NewTime(at)}
 	}
 	tests := []struct {
 		name    string
@@ -122,14 +124,15 @@ func TestHistoryRecordsBlockedUntil(t *testing.T) {
 		until   time.Time
 		blocked bool
 	}{
-		{"no records", HistoryRecords{BlockPredecessorSeconds: 600}, t0, time.Time{}, false},
-		{"other cluster", HistoryRecords{Records: []EvictionRecord{rec("x", t0)}, BlockPredecessorSeconds: 600}, t0, time.Time{}, false},
-		{"zero blocks for good", HistoryRecords{Records: []EvictionRecord{rec("c", t0)}}, t0.Add(1000 * time.Hour), time.Time{}, true},
-		{"negative blocks for good", HistoryRecords{Records: []EvictionRecord{rec("c", t0)}, BlockPredecessorSeconds: -1}, t0.Add(time.Hour), time.Time{}, true},
-		{"unstamped record blocks for good", HistoryRecords{Records: []EvictionRecord{{ClusterName: "c"}}, BlockPredecessorSeconds: 600}, t0, time.Time{}, true},
-		{"latest eviction wins", HistoryRecords{Records: []EvictionRecord{rec("c", t0), rec("c", t0.Add(5*time.Minute))}, BlockPredecessorSeconds: 600},
+		{"no records", HistoryRecords{BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, false},
+		{"other cluster", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("x", t0)}, BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, false},
+		{"zero blocks for good", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](0)}, t0.Add(1000 * time.Hour), time.Time{}, true},
+		{"nil means the 600 s default", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0)}}, t0.Add(599 * time.Second), t0.Add(600 * time.Second), true},
+		{"negative (invalid) means the default", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](-1)}, t0.Add(time.Hour), time.Time{}, false},
+		{"unstamped record blocks for good", HistoryRecords{History: []eviction.EvictionHistoryEntry{{ClusterName: "c"}}, BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, true},
+		{"latest eviction wins", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0), rec("c", t0.Add(5*time.Minute))}, BlockPredecessorSeconds: ptr.To[int32](600)},
 			t0.Add(time.Minute), t0.Add(15 * time.Minute), true},
-		{"expired old, live new", HistoryRecords{Records: []EvictionRecord{rec("c", t0.Add(5*time.Minute)), rec("c", t0)}, BlockPredecessorSeconds: 600},
+		{"expired old, live new", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0.Add(5*time.Minute)), rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](600)},
 			t0.Add(11 * time.Minute), t0.Add(15 * time.Minute), true},
 	}
 	for _, tt := range tests {
@@ -156,7 +159,7 @@ func TestEvictionHistoryFunc(t *testing.T) {
 }
 
 func TestEvictionHistoryForever(t *testing.T) {
-	w := &Workload{History: HistoryRecords{Records: []EvictionRecord{{ClusterName: "c", CreationTimestamp: metav1.NewTime(time.Unix(0, 0))}}}, Now: time.Unix(1e9, 0)}
+	w := &Workload{History: HistoryRecords{History: []eviction.EvictionHistoryEntry{{ClusterName: "c", CreationTimestamp: metav1.NewTime(time.Unix(0, 0))}}, BlockPredecessorSeconds: ptr.To[int32](0)}, Now: time.Unix(1e9, 0)}
 	st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "c"})
 	if !st.Rejected || !st.Until.IsZero() {
 		t.Errorf("BlockPredecessorSeconds 0: %+v, want a rejection with no expiry", st)

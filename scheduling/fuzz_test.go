@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,7 +47,7 @@ func randomRequest(data []byte) *Request {
 	if src.intn(3) == 0 {
 		req.Workload.Tolerations = []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}
 	}
-	var history []EvictionRecord
+	var history eviction.EvictionHistory
 	suspended := map[string]bool{}
 	for i := 0; i < n; i++ {
 		c := Cluster{Name: fmt.Sprintf("m%d", i)}
@@ -71,7 +73,7 @@ func randomRequest(data []byte) *Request {
 			req.Workload.EvictionTasks = append(req.Workload.EvictionTasks, eviction.GracefulEvictionTask{FromCluster: c.Name})
 		}
 		if flags&8 != 0 {
-			history = append(history, EvictionRecord{ClusterName: c.Name, CreationTimestamp: metav1.NewTime(now.Add(-time.Duration(src.intn(900)) * time.Second))})
+			history = append(history, eviction.EvictionHistoryEntry{ClusterName: c.Name, CreationTimestamp: metav1.NewTime(now.Add(-time.Duration(src.intn(900)) * time.Second))})
 		}
 		if flags&16 != 0 {
 			suspended[c.Name] = true
@@ -84,7 +86,7 @@ func randomRequest(data []byte) *Request {
 		}
 		req.Scores[c.Name] = int64(src.intn(3))
 	}
-	req.Workload.History = HistoryRecords{Records: history, BlockPredecessorSeconds: int32(src.intn(700))}
+	req.Workload.History = HistoryRecords{History: history, BlockPredecessorSeconds: ptr.To[int32](int32(src.intn(700)))}
 	req.Workload.Suspension = SuspensionFunc(func(c string) bool { return suspended[c] })
 	if src.intn(2) == 0 {
 		req.Spread = &SpreadConstraint{MinGroups: int32(src.intn(4)), MaxGroups: int32(src.intn(6))}

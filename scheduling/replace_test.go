@@ -88,8 +88,8 @@ func TestDuplicatedTooFewCandidatesChangesNothing(t *testing.T) {
 	// member5 was evicted from recently: one candidate left for two failures.
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	req.Workload = &Workload{Now: now, History: HistoryRecords{
-		Records:                 []EvictionRecord{{ClusterName: "member5", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
-		BlockPredecessorSeconds: 600,
+		History:                 []eviction.EvictionHistoryEntry{{ClusterName: "member5", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
+		BlockPredecessorSeconds: ptr.To[int32](600),
 	}}
 	plan, err = Replace(req)
 	if err != nil {

@@ -122,8 +122,8 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc0ffee))
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: campaign-%d\nseed: %d\nduration: %s\nstep: 10s\n", seed, seed, duration)
-	fmt.Fprintf(&b, "settings:\n  evictionTimeout: %dm\n  defaultTolerationSeconds: %d\n  gracefulEvictionTimeout: %dm\n  cancelOnRecovery: %v\n",
-		1+r.IntN(5), 30*r.IntN(6), 2+r.IntN(9), r.IntN(2) == 0)
+	fmt.Fprintf(&b, "settings:\n  evictionTimeout: %dm\n  defaultTolerationSeconds: %d\n  gracefulEvictionTimeout: %dm\n  cancelOnRecovery: %v\n  pacePerZone: %v\n",
+		1+r.IntN(5), 30*r.IntN(6), 2+r.IntN(9), r.IntN(2) == 0, r.IntN(3) == 0)
 	zones := []string{"east", "west", "south"}[:2+r.IntN(2)]
 	nClusters := 3 + r.IntN(5)
 	var clusters []string

@@ -340,7 +340,7 @@ func (e *Engine) Run() []Violation {
 func (e *Engine) Step() {
 	defer func() {
 		if r := recover(); r != nil {
-			e.inv.violate("no-panic", "", "", fmt.Sprintf("panic: %v", r))
+			e.inv.violate(InvNoPanic, "", "", fmt.Sprintf("panic: %v", r))
 		}
 	}()
 	e.step++
@@ -866,7 +866,7 @@ func (e *Engine) syncCopies(w *workload) {
 		}
 		if cp.deleting {
 			if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
-				e.inv.violate("deletion-never-blocked", c.name, w.name(), "a deletion was held")
+				e.inv.violate(InvDeletionNotBlocked, c.name, w.name(), "a deletion was held")
 			}
 			if c.reachable() {
 				w.copies[ci] = nil
@@ -984,7 +984,7 @@ func (e *Engine) purgeDeleted(w *workload) {
 		}
 		c := e.clusters[ci]
 		if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
-			e.inv.violate("deletion-never-blocked", c.name, w.name(), "deletion of a deleted workload was held")
+			e.inv.violate(InvDeletionNotBlocked, c.name, w.name(), "deletion of a deleted workload was held")
 			continue
 		}
 		if c.reachable() {
@@ -1009,7 +1009,7 @@ func (e *Engine) restart() {
 			err = to.Import(data)
 		}
 		if err != nil {
-			e.inv.violate("restart-keeps-countdowns", "", "", name+": "+err.Error())
+			e.inv.violate(InvRestartCountdowns, "", "", name+": "+err.Error())
 		}
 	}
 	move("cluster health", e.lib.ClusterHealth, fresh.ClusterHealth)

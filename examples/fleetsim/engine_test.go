@@ -13,7 +13,6 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/scheduling"
-	"github.com/fleetover/fleetover/suspension"
 )
 
 func mustParse(t *testing.T, data string) *Scenario {
@@ -45,8 +44,13 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 	e := runEmbedded(t)
 	sum := e.Summarize()
 
-	if len(sum.Outages) != 1 {
-		t.Fatalf("want the one outage of east-1, got %+v", sum.Outages)
+	if len(sum.Outages) != 2 {
+		t.Fatalf("want the outage of east-1 and the failure of checkout, got %+v", sum.Outages)
+	}
+	if a := sum.Outages[1]; a.Workload != "checkout" || a.Cluster != "south-1" || a.FirstEviction != 2*time.Minute+5*time.Second {
+		// Unhealthy from the first status after the fault (+5 s), then the
+		// policy's 120 s toleration.
+		t.Errorf("application failover: %+v", a)
 	}
 	o := sum.Outages[0]
 	// Push cluster, failure threshold 30 s: Ready=False 30 s after the fault;
@@ -356,26 +360,31 @@ workloads:
     replicas: 1
 faults:
   - {at: 1m, type: partition, cluster: b, for: 5m}
+  - {at: 90s, type: suspend, workload: w}
   - {at: 2m, type: deleteWorkload, workload: w}
 `)
 	e, err := NewEngine(sc, Options{KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Suspend dispatching after the copies exist: deletion must still go.
-	susp := true
-	e.wByName["w"].spec.Suspend = suspensionAll(&susp)
 	if v := e.Run(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
+	}
+	if !suspendedFor(e.wByName["w"], "a") {
+		t.Fatal("w is not suspended: the test proves nothing")
 	}
 	for ci, cp := range e.wByName["w"].copies {
 		if cp != nil {
 			t.Errorf("copy left on %s", e.clusters[ci].name)
 		}
 	}
-	del, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Cluster == "b" })
-	if !ok || del.At != 6*time.Minute {
-		t.Errorf("the copy on the partitioned cluster b was deleted at %v (ok=%v), want when b became reachable at +6m", del.At, ok)
+	delA, okA := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Cluster == "a" })
+	delB, okB := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Cluster == "b" })
+	if !okA || delA.At != 2*time.Minute {
+		t.Errorf("the copy on a was deleted at %v (ok=%v), want at once (+2m)", delA.At, okA)
+	}
+	if !okB || delB.At != 6*time.Minute {
+		t.Errorf("the copy on the partitioned cluster b was deleted at %v (ok=%v), want when b became reachable at +6m", delB.At, okB)
 	}
 }
 
@@ -477,8 +486,6 @@ func TestProgressBar(t *testing.T) {
 		t.Errorf("got %q want %q", b.String(), want)
 	}
 }
-
-func suspensionAll(b *bool) *suspension.Suspension { return &suspension.Suspension{Dispatching: b} }
 
 func TestRunCLICampaignAndScale(t *testing.T) {
 	var out bytes.Buffer

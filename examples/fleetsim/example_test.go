@@ -41,6 +41,9 @@ func Example_run() {
 	//     time to NoExecute                 +5m30s
 	//     time to first eviction            +6m30s
 	//     time to healthy again             +16m50s  (api, flink, web)
+	//   workloadUnhealthy: checkout on south-1 at +00:55:00
+	//     time to first eviction            +2m5s
+	//     time to healthy again             +2m25s  (checkout)
 	//   state carried: flink job id e6fdb5c0997c11b0c62d796b3df25e86 arrived on east-2 as label failover.fleetover.io/jobid=e6fdb5c0997c11b0c62d796b3df25e86; the job resumed (1 failover(s))
 	//   suspended: web -> west-2 never dispatched to
 	//   activity: 4 evictions, 9 dispatches, 4 deletions, 4 eviction tasks closed, 1 controller restarts

@@ -244,7 +244,10 @@ func (iv *invariants) exempt(w *workload) bool {
 func (iv *invariants) feasible(w *workload, now time.Time) bool {
 	groups := map[string]bool{}
 	for _, c := range iv.e.clusters {
-		if !c.healthy() || (w.affinity != nil && !w.affinity[c.name]) || suspendedFor(w, c.name) || w.failing[c.idx] {
+		// A cluster the workload is being evicted from is no target until
+		// its task ends (the EvictionInProgress rule; a Never task ends only
+		// when a person removes it).
+		if !c.healthy() || (w.affinity != nil && !w.affinity[c.name]) || suspendedFor(w, c.name) || w.failing[c.idx] || w.hasTask(c.name) {
 			continue
 		}
 		if _, blocked := iv.blocked(w, c.name); blocked {

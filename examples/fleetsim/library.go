@@ -37,9 +37,10 @@ func newLibrary(e *Engine) Library {
 		Planner:     planner.Plan,
 		AppDetector: &detectorAdapter{d: failover.NewDetector(e.clock, failover.DetectorConfig{})},
 		Pacer: &pacerAdapter{p: eviction.NewPacer(eviction.PacerConfig{
-			Clock: e.clock,
-			Rate:  st.EvictionsPerSecond,
-			Burst: max(1, int(st.EvictionsPerSecond)),
+			Clock:   e.clock,
+			Rate:    st.EvictionsPerSecond,
+			Burst:   max(1, int(st.EvictionsPerSecond)),
+			PerZone: st.PacePerZone,
 		})},
 		State:     &stateAdapter{injector: preservation.Injector{Enabled: *st.StatefulInjection}, rules: map[string]*preservation.Rules{}},
 		Placement: newPlacement(),
@@ -120,9 +121,13 @@ type pacerAdapter struct {
 }
 
 func (a *pacerAdapter) Observe(views []eviction.ClusterHealthView) {
-	states := a.p.Observe(views)
-	if len(states) > 0 {
-		a.mode = states[0].Mode
+	// The timeline shows the most disrupted zone's mode (the fleet's, when
+	// the pacer is global).
+	a.mode = eviction.DisruptionNormal
+	for _, st := range a.p.Observe(views) {
+		if st.Mode == eviction.DisruptionFull || (st.Mode == eviction.DisruptionPartial && a.mode == eviction.DisruptionNormal) {
+			a.mode = st.Mode
+		}
 	}
 }
 func (a *pacerAdapter) TryAccept(zone string) bool { return a.p.TryAccept(zone) }

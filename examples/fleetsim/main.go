@@ -69,14 +69,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fleetsim: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	showProgress := cfg.progress || isTerminal(stderr)
+	// The bar is for long runs: drawn on a terminal for a campaign of 100
+	// schedules or more and a scenario of 20,000 steps or more (a day at
+	// 5 s steps); -progress draws it anywhere.
+	terminal := isTerminal(stderr)
 	switch {
 	case cfg.scale:
-		return runScale(cfg, stdout, stderr, showProgress)
+		return runScale(cfg, stdout, stderr)
 	case cfg.campaign > 0:
-		return runCampaignCmd(cfg, stdout, stderr, showProgress)
+		return runCampaignCmd(cfg, stdout, stderr, cfg.progress || (terminal && cfg.campaign >= 100))
 	}
-	return runScenario(cfg, stdout, stderr, showProgress)
+	return runScenario(cfg, stdout, stderr, cfg.progress, terminal)
 }
 
 func loadScenario(path string) (*Scenario, error) {
@@ -95,12 +98,13 @@ func loadScenario(path string) (*Scenario, error) {
 	return ParseScenario(path, data)
 }
 
-func runScenario(cfg config, stdout, stderr io.Writer, showProgress bool) int {
+func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal bool) int {
 	sc, err := loadScenario(cfg.scenario)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	showProgress := forceProgress || (terminal && sc.Duration.D()/sc.Step.D() >= 20_000)
 	opts := Options{Seed: cfg.seed, KeepGoing: true}
 	var bar *progressBar
 	if showProgress {

@@ -370,7 +370,7 @@ func candidateWindow(f *scaleFleet, taints [][]corev1.Taint, failed, binding int
 	return buf[:]
 }
 
-func runScale(cfg config, stdout, stderr io.Writer, showProgress bool) int {
+func runScale(cfg config, stdout, stderr io.Writer) int {
 	if cfg.clusters < 2 || cfg.workloads < 1 || cfg.failPct < 1 || cfg.failPct > 100 || cfg.clusters > 65535 {
 		fmt.Fprintln(stderr, "fleetsim: -scale needs 2..65535 clusters, at least 1 workload and 1..100 fail-percent")
 		return 2

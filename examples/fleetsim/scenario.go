@@ -48,6 +48,7 @@ type Settings struct {
 	ClusterPurgeMode         eviction.PurgeMode `yaml:"clusterPurgeMode"`
 	StartupDelay             Duration           `yaml:"startupDelay"`
 	EvictionsPerSecond       float64            `yaml:"evictionsPerSecond"`
+	PacePerZone              bool               `yaml:"pacePerZone"`
 	CancelOnRecovery         bool               `yaml:"cancelOnRecovery"`
 	StatefulInjection        *bool              `yaml:"statefulFailoverInjection"`
 }

@@ -14,6 +14,7 @@ import (
 type OutageReport struct {
 	Fault         string
 	Cluster       string
+	Workload      string // set for a workload failure (application failover)
 	At            time.Duration
 	Detected      time.Duration // Ready left True; -1 when it never did
 	Tainted       time.Duration // first taint
@@ -60,11 +61,8 @@ func (e *Engine) Summarize() Summary {
 		Faults: len(e.sc.Faults), SimTime: e.Elapsed(), Step: e.sc.Step.D(), Stats: e.Stats(), Violations: e.Violations(),
 	}
 	for _, f := range e.faults {
-		if f.kind != FaultOutage && f.kind != FaultPartition && f.kind != FaultNotReady && f.kind != FaultZoneOutage {
-			continue
-		}
-		for _, c := range e.clustersOf(f.spec) {
-			s.Outages = append(s.Outages, e.outageReport(f, c.name))
+		for _, c := range e.faultSubjects(f) {
+			s.Outages = append(s.Outages, e.outageReport(f, c))
 		}
 	}
 	for _, w := range e.workloads {
@@ -92,8 +90,32 @@ func (e *Engine) dispatchedTo(workload, cluster string) bool {
 	return false
 }
 
+// faultSubjects lists the clusters a fault measured in the summary hits:
+// cluster faults (not fleet-wide ones, where nothing should move) and
+// workload failures.
+func (e *Engine) faultSubjects(f timedFault) []string {
+	switch f.kind {
+	case FaultOutage, FaultPartition, FaultNotReady, FaultZoneOutage:
+		var out []string
+		for _, c := range e.clustersOf(f.spec) {
+			out = append(out, c.name)
+		}
+		return out
+	case FaultWorkloadUnhealthy:
+		return []string{f.spec.Cluster}
+	}
+	return nil
+}
+
+// isEvictionFor: an eviction of the fault's workload (any, for a cluster
+// fault) from cluster, at or after the fault.
+func isEvictionFor(f timedFault, cluster string, ev Event) bool {
+	return ev.At >= f.at && ev.Kind == EvEvict && ev.Cluster == cluster && strings.HasPrefix(ev.Detail, "evicted") &&
+		(f.spec.Workload == "" || ev.Workload == f.spec.Workload)
+}
+
 func (e *Engine) outageReport(f timedFault, cluster string) OutageReport {
-	r := OutageReport{Fault: f.kind, Cluster: cluster, At: f.at, Detected: notYet, Tainted: notYet, NoExecute: notYet, FirstEviction: notYet, HealthyAgain: notYet}
+	r := OutageReport{Fault: f.kind, Cluster: cluster, Workload: f.spec.Workload, At: f.at, Detected: notYet, Tainted: notYet, NoExecute: notYet, FirstEviction: notYet, HealthyAgain: notYet}
 	rel := func(ev Event, ok bool) time.Duration {
 		if !ok {
 			return notYet
@@ -136,18 +158,15 @@ func (e *Engine) trackRecovery() {
 	}
 	for i := 0; i < e.nextFault; i++ {
 		f := e.faults[i]
-		if f.kind != FaultOutage && f.kind != FaultPartition && f.kind != FaultNotReady && f.kind != FaultZoneOutage {
-			continue
-		}
-		for _, c := range e.clustersOf(f.spec) {
-			key := c.name + "@" + f.label
+		for _, c := range e.faultSubjects(f) {
+			key := c + "@" + f.label
 			if _, done := e.healthyAgain[key]; done {
 				continue
 			}
 			evicted := false
 			allHealthy := true
 			for _, ev := range e.tl.Events {
-				if ev.At < f.at || ev.Kind != EvEvict || ev.Cluster != c.name || !strings.HasPrefix(ev.Detail, "evicted") {
+				if !isEvictionFor(f, c, ev) {
 					continue
 				}
 				evicted = true
@@ -221,10 +240,14 @@ func (s Summary) Render(w io.Writer) error {
 	fmt.Fprintf(&b, "SUMMARY  scenario %q, seed %d: %d clusters, %d workloads, %d faults, %s of fleet time in %s steps\n",
 		s.Scenario, s.Seed, s.Clusters, s.Workloads, s.Faults, s.SimTime, s.Step)
 	for _, o := range s.Outages {
-		fmt.Fprintf(&b, "  %s of %s at %s\n", o.Fault, o.Cluster, formatSimTime(o.At))
-		fmt.Fprintf(&b, "    time to detect (Ready not True)   %s\n", fmtRel(o.Detected))
-		fmt.Fprintf(&b, "    time to taint (NoSchedule)        %s\n", fmtRel(o.Tainted))
-		fmt.Fprintf(&b, "    time to NoExecute                 %s\n", fmtRel(o.NoExecute))
+		if o.Workload != "" {
+			fmt.Fprintf(&b, "  %s: %s on %s at %s\n", o.Fault, o.Workload, o.Cluster, formatSimTime(o.At))
+		} else {
+			fmt.Fprintf(&b, "  %s of %s at %s\n", o.Fault, o.Cluster, formatSimTime(o.At))
+			fmt.Fprintf(&b, "    time to detect (Ready not True)   %s\n", fmtRel(o.Detected))
+			fmt.Fprintf(&b, "    time to taint (NoSchedule)        %s\n", fmtRel(o.Tainted))
+			fmt.Fprintf(&b, "    time to NoExecute                 %s\n", fmtRel(o.NoExecute))
+		}
 		fmt.Fprintf(&b, "    time to first eviction            %s\n", fmtRel(o.FirstEviction))
 		fmt.Fprintf(&b, "    time to healthy again             %s", fmtRel(o.HealthyAgain))
 		if len(o.Affected) > 0 {

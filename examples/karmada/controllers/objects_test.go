@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"context"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"context"
 
 	"github.com/fleetover/fleetover/failover"
 
@@ -258,4 +258,3 @@ func manifest(w *workv1alpha1.Work) *unstructured.Unstructured {
 func hasTaint(cl *clusterv1alpha1.Cluster, key string, effect string) bool {
 	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key && string(t.Effect) == effect })
 }
-

@@ -88,4 +88,3 @@ func (r *Rechecker) Start(ctx context.Context) error {
 		}
 	}
 }
-

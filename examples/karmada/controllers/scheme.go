@@ -1,8 +1,8 @@
 package controllers
 
 import (
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
 	workv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha1"

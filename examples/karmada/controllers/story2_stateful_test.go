@@ -63,8 +63,8 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 	rb := f.binding("wordcount")
 	f.waitWork(rb, oldCluster, true)
 	f.setHealth("wordcount", healthItem(oldCluster, "Healthy", map[string]any{
-		"jobStatus":       map[string]any{"jobId": "3c5a1f0e9b7d", "state": "RUNNING"},
-		"lifecycleState":  "STABLE",
+		"jobStatus":                  map[string]any{"jobId": "3c5a1f0e9b7d", "state": "RUNNING"},
+		"lifecycleState":             "STABLE",
 		"jobManagerDeploymentStatus": "READY",
 	}))
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -94,8 +95,21 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 
 	// One second before the window ends the first cluster is still
 	// blocked; at its end the workload goes back there.
+	// A reschedule request at that moment makes the scheduler look again
+	// (a spec change: it must report the new generation as observed).
 	f.stepTo(blockEnds.Add(-time.Second))
-	if got := clusterNames(f.binding("api")); len(got) != 0 {
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		b := f.binding("api")
+		now := metav1.NewTime(f.clock.Now())
+		b.Spec.RescheduleTriggeredAt = &now
+		return f.c.Update(f.ctx, b)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rb = f.waitBinding("api", "scheduler looked again inside the window", func(rb *workv1alpha2.ResourceBinding) bool {
+		return rb.Spec.RescheduleTriggeredAt != nil && rb.Status.SchedulerObservedGeneration == rb.Generation
+	})
+	if got := clusterNames(rb); len(got) != 0 {
 		t.Fatalf("placed on %v inside the block window", got)
 	}
 	f.stepTo(blockEnds)

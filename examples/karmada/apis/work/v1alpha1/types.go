@@ -92,7 +92,7 @@ type ResourceIdentifier struct {
 	// Ordinal is the manifest's index in the Work.
 	Ordinal int `json:"ordinal"`
 	// +optional
-	Group string `json:"group,omitempty"`
+	Group   string `json:"group,omitempty"`
 	Version string `json:"version"`
 	Kind    string `json:"kind"`
 	// +optional

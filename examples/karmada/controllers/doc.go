@@ -1,0 +1,34 @@
+// Package controllers holds reference controllers that run Karmada's
+// failover on a control plane with fleetover making every decision. They
+// are examples of wiring, not a product: each reconciler reads Karmada
+// objects, hands them to one library package, and writes the answer back.
+//
+//	controller                   decides with
+//	ClusterHealthController      failover.ClusterHealthTracker, failover.ComputeClusterTaints
+//	TaintManager                 failover.ClusterFailoverPlanner, eviction.Pacer, eviction.Evict
+//	GracefulEvictionController   eviction.Assess
+//	ApplicationFailoverController failover.DetectApplicationFailure, eviction.Evict, eviction.EvictionHistory
+//	FailoverScheduler            scheduling.Replace and its filters, eviction.EvictionHistory.GC
+//	WorkDispatcher               suspension (ShouldDispatch, Decide, SetDispatchingCondition), preservation.Injector
+//
+// What belongs here: the glue between controller-runtime and the library
+// (reading, converting, writing with optimistic concurrency, scheduling
+// the next look). What does not: any decision the library can take.
+//
+// Guarantees:
+//
+//   - Time comes from the injected clock only. "Look again at T" answers
+//     go into one eviction.DeadlineQueue per controller (Rechecker), driven
+//     by that clock, so a fake clock steps every countdown; nothing uses
+//     controller-runtime's wall-clock RequeueAfter.
+//   - Every countdown is derived from persisted state: taint TimeAdded,
+//     condition transition times, task creation timestamps, eviction
+//     history, and two annotations holding the in-memory trackers' state
+//     (ClusterHealthStateAnnotation, ApplicationHealthRecordsAnnotation). A
+//     restart neither resets nor skips a countdown.
+//   - Every write carries the resourceVersion it read and is retried on a
+//     conflict against the fresh object (k8s.io/client-go/util/retry), so a
+//     concurrent writer's change is never overwritten.
+//   - Deletion is never held back by a suspension: a binding's finalizer
+//     removes every Work, suspended or not.
+package controllers
