@@ -97,10 +97,11 @@ EOF
 "${work}/out/kube-apiserver" --version >&2
 "${work}/out/etcd" --version >&2
 
-# Publish atomically: a concurrent run either sees no folder or a complete one.
-if [ -d "${assets}" ]; then
+# Publish atomically: a reader sees no folder or a complete one. A run that
+# finishes second keeps the first run's binaries.
+if ! assets_work; then
   rm -rf "${assets}"
+  mv "${work}/out" "${assets}" 2>/dev/null || assets_work || { log "cannot publish ${assets}"; exit 1; }
 fi
-mv "${work}/out" "${assets}" 2>/dev/null || assets_work || { log "cannot publish ${assets}"; exit 1; }
 log "built in $(( $(date +%s) - start ))s -> ${assets}"
 echo "${assets}"

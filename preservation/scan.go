@@ -71,14 +71,12 @@ func (s *scanner) scanStatus(root *chainNode) error {
 }
 
 func (s *scanner) skipSpace() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
+	// A local position lets the compiler keep it in a register.
+	pos, data := s.pos, s.data
+	for pos < len(data) && (data[pos] == ' ' || data[pos] == '\t' || data[pos] == '\n' || data[pos] == '\r') {
+		pos++
 	}
+	s.pos = pos
 }
 
 // skipValue validates the value at pos (no leading space) and moves past it.
@@ -300,10 +298,8 @@ func (s *scanner) skipString() (plain bool, err error) {
 // nextStringSpecial returns the position of the first byte at or after pos
 // that needs a look inside a string, or len(data).
 func nextStringSpecial(data []byte, pos int) int {
-	for ; pos < len(data); pos++ {
-		if stringSpecial[data[pos]] != 0 {
-			return pos
-		}
+	for pos < len(data) && stringSpecial[data[pos]] == 0 {
+		pos++
 	}
 	return pos
 }

@@ -356,6 +356,11 @@ func (e *Engine) Step() {
 			e.purgeDeleted(w)
 			continue
 		}
+		if len(w.history) > 0 {
+			// Expired blocks leave the binding's history, as a controller
+			// trims it when it writes the binding.
+			w.history.GC(w.blockSecs, e.Now())
+		}
 		e.schedule(w)
 		e.dispatch(w)
 		e.assess(w)

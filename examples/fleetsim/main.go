@@ -1,15 +1,3 @@
-// Command fleetsim runs a simulated fleet of clusters through outages,
-// partitions, flapping and workload failures, driving the fleetover library
-// exactly as a multi-cluster controller would, on a simulated clock. It
-// prints a timeline and a summary, can write a report with an SVG timeline,
-// and checks the library's invariants after every step.
-//
-//	go run ./examples/fleetsim                      # the embedded scenario
-//	go run ./examples/fleetsim -scenario my.yaml -report out/
-//	go run ./examples/fleetsim -campaign 1000       # randomized fault schedules
-//	go run ./examples/fleetsim -scale               # 1,000 clusters, 1,000,000 workloads
-//
-// See docs/simulator.md for the scenario format.
 package main
 
 import (

@@ -43,13 +43,19 @@ type segment struct {
 	state    string
 }
 
-// Colours of the SVG, by state.
-var svgColours = map[string]string{
-	"True":       "#4caf50",
-	"False":      "#e53935",
-	"Unknown":    "#9e9e9e",
-	"NoSchedule": "#fbc02d",
-	"NoExecute":  "#ef6c00",
+// svgColour is the fill of a Ready state or a taint effect.
+func svgColour(state string) string {
+	switch state {
+	case "True":
+		return "#4caf50"
+	case "False":
+		return "#e53935"
+	case "NoSchedule":
+		return "#fbc02d"
+	case "NoExecute":
+		return "#ef6c00"
+	}
+	return "#9e9e9e" // Unknown
 }
 
 // renderSVG draws one lane per cluster (Ready state, taints, evictions from
@@ -142,11 +148,11 @@ func renderSVG(e *Engine) []byte {
 		fmt.Fprintf(&b, `<text x="10" y="%d">%s (%s)</text>`+"\n", y+15, html.EscapeString(c.name), html.EscapeString(c.zone))
 		for _, s := range clusterSegs[c.name] {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>Ready=%s %s..%s</title></rect>`+"\n",
-				x(s.from), y+2, max(0.5, x(s.to)-x(s.from)), laneH-12, svgColours[s.state], s.state, formatSimTime(s.from), formatSimTime(s.to))
+				x(s.from), y+2, max(0.5, x(s.to)-x(s.from)), laneH-12, svgColour(s.state), s.state, formatSimTime(s.from), formatSimTime(s.to))
 		}
 		for _, s := range taintSegs[c.name] {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="6" fill="%s"><title>taint %s %s..%s</title></rect>`+"\n",
-				x(s.from), y+laneH-10, max(0.5, x(s.to)-x(s.from)), svgColours[s.state], s.state, formatSimTime(s.from), formatSimTime(s.to))
+				x(s.from), y+laneH-10, max(0.5, x(s.to)-x(s.from)), svgColour(s.state), s.state, formatSimTime(s.from), formatSimTime(s.to))
 		}
 		for _, ev := range e.tl.Events {
 			if ev.Kind == EvEvict && ev.Cluster == c.name && strings.HasPrefix(ev.Detail, "evicted") {
@@ -189,7 +195,7 @@ func renderSVG(e *Engine) []byte {
 		if k == "NoSchedule" || k == "NoExecute" {
 			label = "taint " + k
 		}
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, ly, svgColours[k], lx+16, ly+9, label)
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", lx, ly, svgColour(k), lx+16, ly+9, label)
 		lx += 130
 	}
 	fmt.Fprintf(&b, `<path d="M %d %d l -4 -7 h 8 z" fill="#000000"/><text x="%d" y="%d">eviction</text>`+"\n", lx+4, ly+9, lx+12, ly+9)

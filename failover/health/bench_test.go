@@ -54,6 +54,20 @@ func BenchmarkDeploymentHealth(b *testing.B) {
 	}
 }
 
+// BenchmarkDeploymentHealthRule calls the built-in Deployment rule
+// directly, without the registry's kind dispatch, to show what the rule
+// itself costs.
+func BenchmarkDeploymentHealthRule(b *testing.B) {
+	obj := benchDeployment(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if r, err := DeploymentHealth(obj); err != nil || r.Status != Healthy {
+			b.Fatal("not healthy")
+		}
+	}
+}
+
 // BenchmarkDeploymentHealthTypedReference is the approach this package
 // avoids: convert the unstructured Deployment to appsv1.Deployment first,
 // then compare typed fields. It runs in the same process as

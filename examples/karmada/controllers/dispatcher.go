@@ -158,6 +158,9 @@ func (d *WorkDispatcher) manifestFor(rb *workv1alpha2.ResourceBinding, template 
 
 func (d *WorkDispatcher) ensureNamespace(ctx context.Context, name string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := d.Client.Get(ctx, types.NamespacedName{Name: name}, ns); err == nil {
+		return nil
+	}
 	if err := d.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}

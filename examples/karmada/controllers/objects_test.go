@@ -141,6 +141,21 @@ func (f *fixture) createBinding(rb *workv1alpha2.ResourceBinding) {
 	if err := f.c.Create(f.ctx, rb); err != nil {
 		f.t.Fatal(err)
 	}
+	// Later tests' controllers watch every namespace: leave no binding
+	// behind for them.
+	key := client.ObjectKeyFromObject(rb)
+	f.t.Cleanup(func() {
+		ctx := context.Background()
+		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur := &workv1alpha2.ResourceBinding{}
+			if err := f.c.Get(ctx, key, cur); err != nil {
+				return client.IgnoreNotFound(err)
+			}
+			cur.Finalizers = nil
+			return client.IgnoreNotFound(f.c.Update(ctx, cur))
+		})
+		_ = f.c.Delete(ctx, &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
+	})
 }
 
 func (f *fixture) binding(name string) *workv1alpha2.ResourceBinding {

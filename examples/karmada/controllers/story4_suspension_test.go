@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -63,6 +64,11 @@ func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
 		}
 	}
 
+	// The condition is written on transitions only: a later dispatch, at
+	// a later time, leaves it as it is.
+	openSince := meta.FindStatusCondition(f.work(rb, open).Status.Conditions, suspension.ConditionDispatching).LastTransitionTime
+	f.clock.Step(time.Minute)
+
 	// A change to the template reaches the open cluster only.
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		d := &unstructured.Unstructured{}
@@ -95,6 +101,15 @@ func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
 		r, _, _ := unstructured.NestedInt64(manifest(f.work(rb, open)).Object, "spec", "replicas")
 		return r == 5, fmt.Sprintf("replicas %d", r)
 	})
+	var c *metav1.Condition
+	f.eventually("Dispatching condition observes the new Work generation", func() (bool, string) {
+		w := f.work(rb, open)
+		c = meta.FindStatusCondition(w.Status.Conditions, suspension.ConditionDispatching)
+		return c.ObservedGeneration == w.Generation, fmt.Sprintf("observed %d, generation %d", c.ObservedGeneration, w.Generation)
+	})
+	if !c.LastTransitionTime.Equal(&openSince) {
+		t.Fatalf("Dispatching condition rewritten without a transition: %v, was %v", c.LastTransitionTime, openSince)
+	}
 	for _, name := range []string{paused1, paused2} {
 		if r, _, _ := unstructured.NestedInt64(manifest(f.work(rb, name)).Object, "spec", "replicas"); r != 1 {
 			t.Fatalf("suspended cluster %s received the change: replicas %d", name, r)

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,6 +37,13 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if fuzzing() {
+		// Fuzz targets need no API server, and every fuzz worker process
+		// runs TestMain: starting one server per worker would swamp the
+		// machine. The integration tests refuse to run in this mode.
+		os.Exit(m.Run())
+	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
 		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These integration tests run the controllers "+
 			"against a real kube-apiserver and etcd. Run `bash hack/test.sh` from the repository root: it builds both "+
@@ -43,6 +51,16 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Exit(run(m))
+}
+
+// fuzzing reports whether this process is a fuzzing coordinator or worker.
+func fuzzing() bool {
+	for _, name := range []string{"test.fuzz", "test.fuzzworker"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" && f.Value.String() != "false" {
+			return true
+		}
+	}
+	return false
 }
 
 func run(m *testing.M) int {
@@ -87,6 +105,9 @@ type fixture struct {
 
 func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 	t.Helper()
+	if restConfig == nil {
+		t.Fatal("no API server: integration tests do not run together with -fuzz; run them without it (bash hack/test.sh)")
+	}
 	c, err := client.New(restConfig, client.Options{Scheme: testScheme})
 	if err != nil {
 		t.Fatal(err)

@@ -3,11 +3,9 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
@@ -63,7 +61,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 		m.Recheck.Cancel(req.NamespacedName)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if err := m.observeFleet(ctx); err != nil {
+	if err := m.observeFleet(ctx, cluster); err != nil {
 		return reconcile.Result{}, err
 	}
 	taints := cluster.Spec.Taints
@@ -109,7 +107,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			}
 			break
 		}
-		if err := m.evict(ctx, objects[ev.Index], cluster.Name, ev, now); err != nil {
+		if err := m.evict(ctx, objects[ev.Index], cluster.Name, ev); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -119,7 +117,8 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 
 // observeFleet gives the pacer the health of every cluster so it can pick
 // the disruption mode.
-func (m *TaintManager) observeFleet(ctx context.Context) error {
+// Mode changes are reported as events on the cluster being reconciled.
+func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1alpha1.Cluster) error {
 	clusters := &clusterv1alpha1.ClusterList{}
 	if err := m.Client.List(ctx, clusters); err != nil {
 		return err
@@ -135,15 +134,15 @@ func (m *TaintManager) observeFleet(ctx context.Context) error {
 	}
 	for _, st := range m.Pacer.Observe(views) {
 		if st.Changed {
-			m.Events.event(&clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "fleet"}}, corev1.EventTypeWarning, string(st.Mode), "zone %q: %s", st.Zone, st.Message)
+			m.Events.event(reconciled, corev1.EventTypeWarning, string(st.Mode), "eviction pacing for zone %q: %s", st.Zone, st.Message)
 		}
 	}
 	return nil
 }
 
-func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBinding, cluster string, ev failover.ClusterEviction, now time.Time) error {
+func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBinding, cluster string, ev failover.ClusterEviction) error {
 	task := ev.Task(cluster)
-	var sp = (*failover.ClusterFailoverBehavior)(nil)
+	var sp *failover.ClusterFailoverBehavior
 	if rb.Spec.Failover != nil {
 		sp = rb.Spec.Failover.Cluster
 	}
