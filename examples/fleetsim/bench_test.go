@@ -48,7 +48,7 @@ func BenchmarkCampaignSchedule(b *testing.B) {
 // BenchmarkScaleWave100k times the decisions of a wave over 1,000 clusters
 // and 100,000 workloads with 10 % of the clusters failing (the fleet is
 // rebuilt outside the timer for every iteration). The full-size wave is the
-// -scale command (docs/.perf-fleetsim.md).
+// -scale command (docs/performance.md).
 func BenchmarkScaleWave100k(b *testing.B) {
 	cfg := ScaleConfig{Clusters: 1000, Workloads: 100_000, FailPercent: 10, StatefulEvery: 10, Seed: 1}
 	b.ReportAllocs()

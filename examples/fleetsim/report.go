@@ -114,9 +114,9 @@ func renderSVG(e *Engine) []byte {
 	height := top + lanes*laneH + 60
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="%d">`+"\n",
-		left+width+20, height, left+width+20, height, fontSz)
+		left+width+40, height, left+width+40, height, fontSz)
 	fmt.Fprintf(&b, `<title>fleetsim timeline: %s</title>`+"\n", html.EscapeString(e.sc.Name))
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", left+width+20, height)
+	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", left+width+40, height)
 	fmt.Fprintf(&b, `<text x="10" y="20" font-size="14" font-weight="bold">%s: seed %d, %s</text>`+"\n",
 		html.EscapeString(e.sc.Name), e.seed, total)
 	// Hour / ten-minute grid.

@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -47,14 +46,7 @@ type ApplicationFailoverController struct {
 
 // SetupWithManager registers the controller and its Rechecker.
 func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(a.Recheck); err != nil {
-		return err
-	}
-	return ctrl.ControllerManagedBy(mgr).
-		Named(name).
-		For(&workv1alpha2.ResourceBinding{}).
-		WatchesRawSource(a.Recheck.Source()).
-		Complete(a)
+	return setupWithRechecker(mgr, name, &workv1alpha2.ResourceBinding{}, a.Recheck, a)
 }
 
 // workloadHealth is the health view of the binding's aggregated status:

@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -32,14 +31,7 @@ type GracefulEvictionController struct {
 
 // SetupWithManager registers the controller and its Rechecker.
 func (g *GracefulEvictionController) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(g.Recheck); err != nil {
-		return err
-	}
-	return ctrl.ControllerManagedBy(mgr).
-		Named(name).
-		For(&workv1alpha2.ResourceBinding{}).
-		WatchesRawSource(g.Recheck.Source()).
-		Complete(g)
+	return setupWithRechecker(mgr, name, &workv1alpha2.ResourceBinding{}, g.Recheck, g)
 }
 
 // aggregatedHealth answers eviction's health question from the binding's

@@ -7,8 +7,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/fleetover/fleetover/eviction"
@@ -87,4 +91,18 @@ func (r *Rechecker) Start(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// setupWithRechecker registers a reconciler of obj's kind that also wakes
+// up when its Rechecker says a look is due, and adds the Rechecker to the
+// manager.
+func setupWithRechecker(mgr manager.Manager, name string, obj client.Object, recheck *Rechecker, r reconcile.Reconciler) error {
+	if err := mgr.Add(recheck); err != nil {
+		return err
+	}
+	return builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(obj).
+		WatchesRawSource(recheck.Source()).
+		Complete(r)
 }

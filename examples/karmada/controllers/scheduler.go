@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -39,14 +38,7 @@ type FailoverScheduler struct {
 
 // SetupWithManager registers the scheduler and its Rechecker.
 func (s *FailoverScheduler) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(s.Recheck); err != nil {
-		return err
-	}
-	return ctrl.ControllerManagedBy(mgr).
-		Named(name).
-		For(&workv1alpha2.ResourceBinding{}).
-		WatchesRawSource(s.Recheck.Source()).
-		Complete(s)
+	return setupWithRechecker(mgr, name, &workv1alpha2.ResourceBinding{}, s.Recheck, s)
 }
 
 func blockSeconds(rb *workv1alpha2.ResourceBinding) *int32 {

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -44,14 +43,7 @@ type TaintManager struct {
 
 // SetupWithManager registers the taint manager and its Rechecker.
 func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(m.Recheck); err != nil {
-		return err
-	}
-	return ctrl.ControllerManagedBy(mgr).
-		Named(name).
-		For(&clusterv1alpha1.Cluster{}).
-		WatchesRawSource(m.Recheck.Source()).
-		Complete(m)
+	return setupWithRechecker(mgr, name, &clusterv1alpha1.Cluster{}, m.Recheck, m)
 }
 
 // Reconcile plans one cluster.
