@@ -53,6 +53,42 @@ func content(u *unstructured.Unstructured) (obj, status map[string]any, err erro
 	return u.Object, status, err
 }
 
+// generationCheck says how a rule compares status.observedGeneration with
+// metadata.generation.
+type generationCheck uint8
+
+const (
+	// noGenerationCheck: the kind has no observedGeneration.
+	noGenerationCheck generationCheck = iota
+	// generationRequired: an absent observedGeneration counts as stale.
+	generationRequired
+	// generationIfPresent: only a present observedGeneration is compared.
+	generationIfPresent
+)
+
+// observedStatus returns the object and its status when a rule can judge
+// them. Otherwise status is nil and res, err are the rule's answer: Unknown
+// for no object, no status, a malformed field or a status that describes an
+// older spec.
+func observedStatus(u *unstructured.Unstructured, gen generationCheck) (obj, status map[string]any, res Result, err error) {
+	obj, status, err = content(u)
+	if err != nil {
+		res, err = unknown(err)
+		return nil, nil, res, err
+	}
+	if status == nil {
+		return nil, nil, noStatus, nil
+	}
+	if gen != noGenerationCheck {
+		r, stale, err := staleGeneration(obj, status, gen == generationIfPresent)
+		if err != nil || stale {
+			res, err = orUnknown(r, err)
+			return nil, nil, res, err
+		}
+	}
+	return obj, status, Result{}, nil
+}
+
 // staleGeneration reports whether status.observedGeneration differs from
 // metadata.generation. With optional set, an absent observedGeneration is
 // not stale.
@@ -114,15 +150,9 @@ func shortfall(haveField string, have int64, wantField string, want int64) Resul
 // status.availableReplicas >= status.updatedReplicas (the rollout finished
 // and every updated replica is available).
 func DeploymentHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	obj, status, res, err := observedStatus(u, generationRequired)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, false); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	replicas, err := specReplicas(obj)
 	if err != nil {
@@ -148,15 +178,9 @@ func DeploymentHealth(u *unstructured.Unstructured) (Result, error) {
 // replica is available and no updated replica is unavailable — what
 // kubectl rollout status waits for.
 func StatefulSetHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	obj, status, res, err := observedStatus(u, generationRequired)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, false); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	replicas, err := specReplicas(obj)
 	if err != nil {
@@ -203,15 +227,9 @@ func statefulSetPartition(obj map[string]any) (int64, error) {
 // ReplicaSetHealth is the built-in rule for apps/ReplicaSet: Healthy when
 // the status is current and status.availableReplicas >= spec.replicas.
 func ReplicaSetHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	obj, status, res, err := observedStatus(u, generationRequired)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, false); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	replicas, err := specReplicas(obj)
 	if err != nil {
@@ -232,15 +250,9 @@ func ReplicaSetHealth(u *unstructured.Unstructured) (Result, error) {
 // status.desiredNumberScheduled and status.numberAvailable >=
 // status.updatedNumberScheduled.
 func DaemonSetHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, generationRequired)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, false); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	desired, updated, err := statusInts(status,
 		"desiredNumberScheduled", "status.desiredNumberScheduled", "updatedNumberScheduled", "status.updatedNumberScheduled")
@@ -265,12 +277,9 @@ func DaemonSetHealth(u *unstructured.Unstructured) (Result, error) {
 // Healthy otherwise — running, suspended or complete. Job has no
 // observedGeneration.
 func JobHealth(u *unstructured.Unstructured) (Result, error) {
-	_, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, noGenerationCheck)
 	if status == nil {
-		return noStatus, nil
+		return res, err
 	}
 	conditions, err := listField(status, "conditions", "status.conditions")
 	if err != nil {
@@ -304,15 +313,9 @@ func JobHealth(u *unstructured.Unstructured) (Result, error) {
 // succeeded, or runs with condition Ready True; Unknown in phase Unknown (the
 // node stopped reporting); Unhealthy otherwise.
 func PodHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, generationIfPresent)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, true); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	phase, _, err := stringField(status, "phase", "status.phase")
 	if err != nil {
@@ -393,12 +396,9 @@ func IngressHealth(u *unstructured.Unstructured) (Result, error) {
 }
 
 func loadBalancerHealth(u *unstructured.Unstructured) (Result, error) {
-	_, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, noGenerationCheck)
 	if status == nil {
-		return noStatus, nil
+		return res, err
 	}
 	lb, err := mapField(status, "loadBalancer", "status.loadBalancer")
 	if err != nil {
@@ -431,12 +431,9 @@ func loadBalancerHealth(u *unstructured.Unstructured) (Result, error) {
 // PersistentVolumeClaimHealth is the built-in rule for
 // core/PersistentVolumeClaim: Healthy when status.phase is Bound.
 func PersistentVolumeClaimHealth(u *unstructured.Unstructured) (Result, error) {
-	_, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, noGenerationCheck)
 	if status == nil {
-		return noStatus, nil
+		return res, err
 	}
 	phase, _, err := stringField(status, "phase", "status.phase")
 	if err != nil {
@@ -455,15 +452,9 @@ func PersistentVolumeClaimHealth(u *unstructured.Unstructured) (Result, error) {
 // policy/PodDisruptionBudget: Healthy when the status is current and
 // status.currentHealthy >= status.desiredHealthy.
 func PodDisruptionBudgetHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, generationRequired)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, false); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	current, desired, err := statusInts(status,
 		"currentHealthy", "status.currentHealthy", "desiredHealthy", "status.desiredHealthy")
@@ -492,15 +483,9 @@ const maxErrorReason = 256
 //   - without a job (a session cluster): Healthy when lifecycleState is
 //     STABLE or DEPLOYED.
 func FlinkDeploymentHealth(u *unstructured.Unstructured) (Result, error) {
-	obj, status, err := content(u)
-	if err != nil {
-		return unknown(err)
-	}
+	_, status, res, err := observedStatus(u, generationIfPresent)
 	if status == nil {
-		return noStatus, nil
-	}
-	if r, stale, err := staleGeneration(obj, status, true); err != nil || stale {
-		return orUnknown(r, err)
+		return res, err
 	}
 	flinkError, _, err := stringField(status, "error", "status.error")
 	if err != nil {
