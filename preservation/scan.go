@@ -71,12 +71,14 @@ func (s *scanner) scanStatus(root *chainNode) error {
 }
 
 func (s *scanner) skipSpace() {
-	// A local position lets the compiler keep it in a register.
-	pos, data := s.pos, s.data
-	for pos < len(data) && (data[pos] == ' ' || data[pos] == '\t' || data[pos] == '\n' || data[pos] == '\r') {
-		pos++
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
 	}
-	s.pos = pos
 }
 
 // skipValue validates the value at pos (no leading space) and moves past it.
@@ -298,8 +300,10 @@ func (s *scanner) skipString() (plain bool, err error) {
 // nextStringSpecial returns the position of the first byte at or after pos
 // that needs a look inside a string, or len(data).
 func nextStringSpecial(data []byte, pos int) int {
-	for pos < len(data) && stringSpecial[data[pos]] == 0 {
-		pos++
+	for ; pos < len(data); pos++ {
+		if stringSpecial[data[pos]] != 0 {
+			return pos
+		}
 	}
 	return pos
 }
