@@ -3,7 +3,6 @@ package failover
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -145,22 +144,21 @@ func (d Detection) RequeueAfter(now time.Time) (time.Duration, bool) {
 	return max(d.NextCheck.Sub(now), 0), true
 }
 
-// Task turns the eviction into the graceful eviction task to append to the
-// binding. preserved is the state extracted from the old copy (package
-// preservation); it is copied. The task's CreationTimestamp stays unset: the
-// assessment stamps it when it first sees the task. The caller sets
-// Replicas for a divided workload.
-func (e ApplicationEviction) Task(preserved map[string]string) eviction.GracefulEvictionTask {
-	return eviction.GracefulEvictionTask{
-		FromCluster:            e.FromCluster,
-		PurgeMode:              e.PurgeMode,
+// Eviction returns what eviction.Evict needs to move the workload off
+// FromCluster. preserved is the state extracted from the old copy (package
+// preservation). Evict copies every field into the task it adds, whose
+// CreationTimestamp the assessment stamps when it first sees it.
+func (e ApplicationEviction) Eviction(preserved map[string]string) eviction.Eviction {
+	return eviction.Eviction{
+		Cluster:                e.FromCluster,
+		Producer:               eviction.ProducerApplicationFailover,
 		Reason:                 e.Reason,
 		Message:                e.Message,
-		Producer:               eviction.ProducerApplicationFailover,
-		GracePeriodSeconds:     copyInt32(e.GracePeriodSeconds),
-		SuppressDeletion:       copyBool(e.SuppressDeletion),
-		PreservedLabelState:    maps.Clone(preserved),
-		ClustersBeforeFailover: slices.Clone(e.ClustersBeforeFailover),
+		PurgeMode:              e.PurgeMode,
+		GracePeriodSeconds:     e.GracePeriodSeconds,
+		SuppressDeletion:       e.SuppressDeletion,
+		PreservedLabelState:    preserved,
+		ClustersBeforeFailover: e.ClustersBeforeFailover,
 	}
 }
 
@@ -410,22 +408,6 @@ func recordsEqual(a, b WorkloadHealthRecord) bool {
 		return a.FailingSince == nil && b.FailingSince == nil
 	}
 	return a.FailingSince.Equal(b.FailingSince)
-}
-
-func copyInt32(v *int32) *int32 {
-	if v == nil {
-		return nil
-	}
-	c := *v
-	return &c
-}
-
-func copyBool(v *bool) *bool {
-	if v == nil {
-		return nil
-	}
-	c := *v
-	return &c
 }
 
 // DetectorRecord is one exported record of a Detector: a binding's record

@@ -301,7 +301,7 @@ func TestDetectorEvictionFields(t *testing.T) {
 				t.Errorf("message %q names neither cluster nor health", e.Message)
 			}
 
-			task := e.Task(map[string]string{"failover.example/jobid": "44cc"})
+			task := evictionTask(t, e.Eviction(map[string]string{"failover.example/jobid": "44cc"}), clusters...)
 			wantTask := eviction.GracefulEvictionTask{
 				FromCluster:            "member1",
 				PurgeMode:              tc.wantMode,
@@ -333,7 +333,7 @@ func TestDetectorTaskOwnsItsData(t *testing.T) {
 		t.Fatalf("%+v, %v", d, err)
 	}
 	preserved := map[string]string{"k": "v"}
-	task := d.Evictions[0].Task(preserved)
+	task := evictionTask(t, d.Evictions[0].Eviction(preserved), clusters...)
 	clusters[0] = "changed"
 	preserved["k"] = "changed"
 	if task.ClustersBeforeFailover[0] != "member1" || task.PreservedLabelState["k"] != "v" {

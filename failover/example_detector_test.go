@@ -38,7 +38,11 @@ func ExampleDetector() {
 		fmt.Printf("t=%-4v member2 %-9s evict %d, look again: %v after %v\n",
 			clk.Now().Sub(start), member2, len(d.Evictions), pending, after)
 		for _, e := range d.Evictions {
-			task := e.Task(nil)
+			res, err := eviction.Evict([]eviction.TargetCluster{{Name: "member1"}, {Name: "member2"}}, nil, e.Eviction(nil))
+			if err != nil {
+				panic(err)
+			}
+			task := res.Tasks[0]
 			fmt.Printf("task: from %s, %s, grace %ds, reason %s, producer %s\n",
 				task.FromCluster, task.PurgeMode, *task.GracePeriodSeconds, task.Reason, task.Producer)
 		}

@@ -98,24 +98,25 @@ func (p ClusterFailoverPlanner) PlanInto(plan *ClusterFailoverPlan, taints []cor
 	}
 }
 
-// Task returns the graceful eviction task for e, leaving the assessment's
-// fields (CreationTimestamp, SuppressDeletion, preserved state, clusters
-// before failover) to the caller.
-func (e ClusterEviction) Task(fromCluster string) eviction.GracefulEvictionTask {
-	t := eviction.GracefulEvictionTask{
-		FromCluster: fromCluster,
-		PurgeMode:   e.PurgeMode,
-		Reason:      eviction.ReasonTaintUntolerated,
-		Producer:    eviction.ProducerTaintManager,
+// Eviction returns what eviction.Evict needs to move the binding off
+// fromCluster: the resolved purge mode and grace period, the reason, the
+// producer and a message naming the taint. The caller adds the preserved
+// state; Evict removes the target and builds the task.
+func (e ClusterEviction) Eviction(fromCluster string) eviction.Eviction {
+	ev := eviction.Eviction{
+		Cluster:   fromCluster,
+		PurgeMode: e.PurgeMode,
+		Reason:    eviction.ReasonTaintUntolerated,
+		Producer:  eviction.ProducerTaintManager,
 	}
 	if e.Taint != nil {
-		t.Message = "cluster taint " + e.Taint.ToString() + " is not tolerated"
+		ev.Message = "cluster taint " + e.Taint.ToString() + " is not tolerated"
 	}
 	if e.GracePeriodSeconds > 0 {
 		secs := e.GracePeriodSeconds
-		t.GracePeriodSeconds = &secs
+		ev.GracePeriodSeconds = &secs
 	}
-	return t
+	return ev
 }
 
 func hasNoExecute(taints []corev1.Taint) bool {

@@ -107,20 +107,36 @@ func TestClusterFailoverPlannerPlanIntoReuses(t *testing.T) {
 	}
 }
 
+// evictionTask runs ev through eviction.Evict on a placement of clusters
+// and returns the one task it adds.
+func evictionTask(t *testing.T, ev eviction.Eviction, clusters ...string) eviction.GracefulEvictionTask {
+	t.Helper()
+	targets := make([]eviction.TargetCluster, len(clusters))
+	for i, c := range clusters {
+		targets[i] = eviction.TargetCluster{Name: c}
+	}
+	res, err := eviction.Evict(targets, nil, ev)
+	if err != nil || res.Outcome != eviction.EvictTaskAdded || len(res.Tasks) != 1 {
+		t.Fatalf("Evict(%+v) = %+v, %v; want one task added", ev, res, err)
+	}
+	return res.Tasks[0]
+}
+
 func TestClusterEvictionTask(t *testing.T) {
 	taint := noExecute(failover.TaintKeyClusterNotReady, planNow)
 	e := failover.ClusterEviction{Key: "ns/a", ResolvedClusterFailover: failover.ResolvedClusterFailover{PurgeMode: eviction.PurgeGracefully, GracePeriodSeconds: 100}, Taint: &taint}
-	got := e.Task("member1")
+	got := evictionTask(t, e.Eviction("member1"), "member1")
 	want := eviction.GracefulEvictionTask{
 		FromCluster: "member1", PurgeMode: eviction.PurgeGracefully, Reason: eviction.ReasonTaintUntolerated,
 		Producer: eviction.ProducerTaintManager, GracePeriodSeconds: ptr.To[int32](100),
-		Message: "cluster taint cluster.karmada.io/not-ready:NoExecute is not tolerated",
+		Message:                "cluster taint cluster.karmada.io/not-ready:NoExecute is not tolerated",
+		ClustersBeforeFailover: []string{"member1"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
 	e.ResolvedClusterFailover = failover.ResolvedClusterFailover{PurgeMode: eviction.PurgeDirectly}
-	if got := e.Task("member1"); got.GracePeriodSeconds != nil || got.PurgeMode != eviction.PurgeDirectly {
+	if got := evictionTask(t, e.Eviction("member1"), "member1"); got.GracePeriodSeconds != nil || got.PurgeMode != eviction.PurgeDirectly {
 		t.Fatalf("Directly task: %+v", got)
 	}
 }

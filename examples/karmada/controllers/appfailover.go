@@ -12,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
@@ -153,18 +152,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 				}
 				state = s
 			}
-			task := e.Task(state)
-			_, ok, err := evictInto(rb, eviction.Eviction{
-				Cluster:                task.FromCluster,
-				Producer:               task.Producer,
-				Reason:                 task.Reason,
-				Message:                task.Message,
-				PurgeMode:              task.PurgeMode,
-				GracePeriodSeconds:     task.GracePeriodSeconds,
-				SuppressDeletion:       task.SuppressDeletion,
-				PreservedLabelState:    task.PreservedLabelState,
-				ClustersBeforeFailover: task.ClustersBeforeFailover,
-			})
+			_, ok, err := evictInto(rb, e.Eviction(state))
 			if err != nil {
 				a.Events.event(rb, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
 				continue

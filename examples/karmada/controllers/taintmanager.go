@@ -133,7 +133,7 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 }
 
 func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBinding, cluster string, ev failover.ClusterEviction) error {
-	task := ev.Task(cluster)
+	planned := ev.Eviction(cluster)
 	var sp *failover.ClusterFailoverBehavior
 	if rb.Spec.Failover != nil {
 		sp = rb.Spec.Failover.Cluster
@@ -149,15 +149,9 @@ func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBindi
 			}
 			state = s
 		}
-		o, changed, err := evictInto(b, eviction.Eviction{
-			Cluster:             cluster,
-			Producer:            task.Producer,
-			Reason:              task.Reason,
-			Message:             task.Message,
-			PurgeMode:           task.PurgeMode,
-			GracePeriodSeconds:  task.GracePeriodSeconds,
-			PreservedLabelState: state,
-		})
+		withState := planned
+		withState.PreservedLabelState = state
+		o, changed, err := evictInto(b, withState)
 		if err != nil {
 			m.Events.event(b, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
 			return false
@@ -169,7 +163,7 @@ func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBindi
 		return fmt.Errorf("evict %s from %s: %w", types.NamespacedName{Namespace: rb.Namespace, Name: rb.Name}, cluster, err)
 	}
 	if outcome == eviction.EvictTaskAdded {
-		m.Events.event(rb, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, task.Message)
+		m.Events.event(rb, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, planned.Message)
 	}
 	return nil
 }
