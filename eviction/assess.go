@@ -4,34 +4,27 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/failover/health"
 )
 
-// WorkloadHealth is the health of a workload's copy on one cluster, as the
-// caller's health interpreter reports it.
-type WorkloadHealth string
-
-const (
-	WorkloadHealthy       WorkloadHealth = "Healthy"
-	WorkloadUnhealthy     WorkloadHealth = "Unhealthy"
-	WorkloadHealthUnknown WorkloadHealth = "Unknown"
-)
-
-// HealthLookup answers "is the workload healthy on this cluster". The
-// package asks through this interface so it needs no health interpreter of
-// its own.
+// HealthLookup answers "how is the workload's copy on this cluster", in the
+// vocabulary of the health package. The assessment asks through this
+// interface so it runs no health interpreter of its own.
 type HealthLookup interface {
-	WorkloadHealth(cluster string) WorkloadHealth
+	WorkloadHealth(cluster string) health.Status
 }
 
 // HealthLookupFunc adapts a function to HealthLookup.
-type HealthLookupFunc func(cluster string) WorkloadHealth
+type HealthLookupFunc func(cluster string) health.Status
 
 // WorkloadHealth calls f.
-func (f HealthLookupFunc) WorkloadHealth(cluster string) WorkloadHealth { return f(cluster) }
+func (f HealthLookupFunc) WorkloadHealth(cluster string) health.Status { return f(cluster) }
 
-// DefaultGracefulEvictionTimeout is how long a Gracefully purged old copy
-// waits for its replacement when neither the task nor the options say.
-const DefaultGracefulEvictionTimeout = 10 * time.Minute
+// DefaultGracePeriodSeconds is how long a Gracefully purged old copy waits
+// for its replacement when neither the task nor the options say. Policies
+// default their GracePeriodSeconds to it as well.
+const DefaultGracePeriodSeconds int32 = 600
 
 // DefaultDirectlyEscapeTimeout bounds how long dispatch to the new cluster
 // waits for an unreachable old cluster under PurgeDirectly.
@@ -40,7 +33,7 @@ const DefaultDirectlyEscapeTimeout = 10 * time.Minute
 // AssessOptions tune the assessment. The zero value is the safe default.
 type AssessOptions struct {
 	// Timeout is the grace period of a task that has no GracePeriodSeconds
-	// of its own; zero means DefaultGracefulEvictionTimeout.
+	// of its own; zero means DefaultGracePeriodSeconds.
 	Timeout time.Duration
 	// EmptyTargetsAreHealthy restores Karmada's behaviour of treating an
 	// empty target list as "every target is healthy", which deletes the
@@ -62,7 +55,7 @@ func (o *AssessOptions) timeout() time.Duration {
 	if o.Timeout > 0 {
 		return o.Timeout
 	}
-	return DefaultGracefulEvictionTimeout
+	return time.Duration(DefaultGracePeriodSeconds) * time.Second
 }
 
 // AssessInput is what the assessment looks at for one workload.
@@ -71,10 +64,13 @@ type AssessInput struct {
 	Tasks []GracefulEvictionTask
 	// Targets is the workload's current placement.
 	Targets []TargetCluster
-	// SchedulerObservedLatest reports that the scheduler has seen the
-	// latest generation of the workload, so Targets is its answer to the
-	// evictions and not a stale placement.
-	SchedulerObservedLatest bool
+	// SchedulerBehind reports that the scheduler has not yet observed the
+	// latest generation of the workload (Karmada: observedGeneration below
+	// generation), so Targets may be a stale placement that does not answer
+	// the evictions yet. While it is set no task is removed early because its
+	// targets look healthy; the zero value, a scheduler that caught up, keeps
+	// that early removal on.
+	SchedulerBehind bool
 	// Health reports the workload's health per cluster; nil means Unknown
 	// everywhere.
 	Health HealthLookup
@@ -192,8 +188,8 @@ func Assess(in AssessInput, opts AssessOptions) Assessment {
 //     DispatchBlocked holds the new one back until it is gone.
 //  8. Gracefully (or empty): removed once its grace period (its own
 //     GracePeriodSeconds, else the options' Timeout) has passed
-//     (GracePeriodExpired), or early when the scheduler has observed the
-//     latest generation and every target reports Healthy
+//     (GracePeriodExpired), or early when the scheduler is not behind
+//     (SchedulerBehind false) and every target reports Healthy
 //     (ReplacementHealthy); otherwise kept until its deadline.
 //
 // A mode that is neither Directly nor Never (empty, or unrecognised on a
@@ -248,7 +244,7 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 			dst.Kept = append(dst.Kept, *t)
 			continue
 		}
-		if opts.CancelOnRecovery && in.Health != nil && in.Health.WorkloadHealth(t.FromCluster) == WorkloadHealthy {
+		if opts.CancelOnRecovery && in.Health != nil && in.Health.WorkloadHealth(t.FromCluster) == health.Healthy {
 			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedClusterRecovered})
 			continue
 		}
@@ -261,7 +257,7 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedGracePeriodExpired})
 			continue
 		}
-		if in.SchedulerObservedLatest {
+		if !in.SchedulerBehind {
 			if !healthKnown {
 				allHealthy, healthKnown = allTargetsHealthy(in), true
 			}
@@ -321,7 +317,7 @@ func allTargetsHealthy(in *AssessInput) bool {
 		return len(in.Targets) == 0
 	}
 	for i := range in.Targets {
-		if in.Health.WorkloadHealth(in.Targets[i].Name) != WorkloadHealthy {
+		if in.Health.WorkloadHealth(in.Targets[i].Name) != health.Healthy {
 			return false
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/fleetover/fleetover/failover/health"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -17,12 +19,12 @@ func stampedTask(cluster string, created time.Time) GracefulEvictionTask {
 	return task
 }
 
-func healthMap(m map[string]WorkloadHealth) HealthLookup {
-	return HealthLookupFunc(func(c string) WorkloadHealth {
+func healthMap(m map[string]health.Status) HealthLookup {
+	return HealthLookupFunc(func(c string) health.Status {
 		if h, ok := m[c]; ok {
 			return h
 		}
-		return WorkloadHealthUnknown
+		return health.Unknown
 	})
 }
 
@@ -49,11 +51,10 @@ func TestAssessStampsNewTaskWithoutJudging(t *testing.T) {
 	direct.FromCluster = "direct"
 	direct.PurgeMode = PurgeDirectly
 	in := AssessInput{
-		Tasks:                   []GracefulEvictionTask{expiredLooking, direct},
-		Targets:                 []TargetCluster{{Name: "new"}},
-		SchedulerObservedLatest: true,
-		Health:                  healthMap(map[string]WorkloadHealth{"new": WorkloadHealthy}),
-		Now:                     t0,
+		Tasks:   []GracefulEvictionTask{expiredLooking, direct},
+		Targets: []TargetCluster{{Name: "new"}},
+		Health:  healthMap(map[string]health.Status{"new": health.Healthy}),
+		Now:     t0,
 	}
 	a := Assess(in, AssessOptions{})
 	if len(a.Removed) != 0 || len(a.Kept) != 2 || !a.Stamped || !a.Changed() {
@@ -111,7 +112,7 @@ func TestAssessTimeoutsAndCustomGraceDoesNotLeak(t *testing.T) {
 	in := AssessInput{
 		Tasks:   []GracefulEvictionTask{custom, plain},
 		Targets: []TargetCluster{{Name: "new"}},
-		Health:  healthMap(map[string]WorkloadHealth{"new": WorkloadUnhealthy}),
+		Health:  healthMap(map[string]health.Status{"new": health.Unhealthy}),
 	}
 
 	in.Now = t0.Add(29 * time.Second)
@@ -129,15 +130,15 @@ func TestAssessTimeoutsAndCustomGraceDoesNotLeak(t *testing.T) {
 	if got := reasons(a); len(got) != 1 || got["custom"] != RemovedGracePeriodExpired {
 		t.Fatalf("removed %v", got)
 	}
-	if !a.NextAssessment.Equal(t0.Add(DefaultGracefulEvictionTimeout)) {
+	if !a.NextAssessment.Equal(t0.Add(time.Duration(DefaultGracePeriodSeconds) * time.Second)) {
 		t.Fatalf("next %v", a.NextAssessment)
 	}
 
-	in.Now = t0.Add(DefaultGracefulEvictionTimeout - time.Nanosecond)
+	in.Now = t0.Add(time.Duration(DefaultGracePeriodSeconds)*time.Second - time.Nanosecond)
 	if a = Assess(in, AssessOptions{}); reasons(a)["plain"] != "" {
 		t.Fatal("plain removed before the global timeout")
 	}
-	in.Now = t0.Add(DefaultGracefulEvictionTimeout)
+	in.Now = t0.Add(time.Duration(DefaultGracePeriodSeconds) * time.Second)
 	if a = Assess(in, AssessOptions{}); reasons(a)["plain"] != RemovedGracePeriodExpired {
 		t.Fatalf("removed %v", reasons(a))
 	}
@@ -150,22 +151,25 @@ func TestAssessTimeoutsAndCustomGraceDoesNotLeak(t *testing.T) {
 
 func TestAssessHealthGate(t *testing.T) {
 	task := stampedTask("old", t0)
-	health := map[string]WorkloadHealth{"a": WorkloadHealthy, "b": WorkloadHealthy}
+	states := map[string]health.Status{"a": health.Healthy, "b": health.Healthy}
 	in := AssessInput{
-		Tasks:   []GracefulEvictionTask{task},
-		Targets: []TargetCluster{{Name: "a"}, {Name: "b"}},
-		Health:  healthMap(health),
-		Now:     t0.Add(time.Minute),
+		Tasks:           []GracefulEvictionTask{task},
+		Targets:         []TargetCluster{{Name: "a"}, {Name: "b"}},
+		Health:          healthMap(states),
+		Now:             t0.Add(time.Minute),
+		SchedulerBehind: true,
 	}
 	if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
 		t.Fatal("removed before the scheduler observed the latest generation")
 	}
-	in.SchedulerObservedLatest = true
+	// The zero value means the scheduler caught up: healthy-removal is on
+	// without the caller having to say so.
+	in.SchedulerBehind = false
 	if a := Assess(in, AssessOptions{}); reasons(a)["old"] != RemovedReplacementHealthy {
 		t.Fatalf("removed %v", reasons(a))
 	}
-	for _, h := range []WorkloadHealth{WorkloadUnhealthy, WorkloadHealthUnknown, ""} {
-		health["b"] = h
+	for _, h := range []health.Status{health.Unhealthy, health.Unknown, ""} {
+		states["b"] = h
 		if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
 			t.Fatalf("removed while b is %q", h)
 		}
@@ -181,10 +185,9 @@ func TestAssessEmptyTargetsKeepLastCopy(t *testing.T) {
 	direct := stampedTask("direct", t0)
 	direct.PurgeMode = PurgeDirectly
 	in := AssessInput{
-		Tasks:                   []GracefulEvictionTask{graceful, direct},
-		SchedulerObservedLatest: true,
-		Health:                  healthMap(nil),
-		Now:                     t0.Add(time.Hour), // long past the timeout
+		Tasks:  []GracefulEvictionTask{graceful, direct},
+		Health: healthMap(nil),
+		Now:    t0.Add(time.Hour), // long past the timeout
 	}
 	a := Assess(in, AssessOptions{})
 	if len(a.Removed) != 0 || len(a.Kept) != 2 {
@@ -210,8 +213,8 @@ func TestAssessNeverKeeps(t *testing.T) {
 	task.PurgeMode = PurgeNever
 	a := Assess(AssessInput{
 		Tasks: []GracefulEvictionTask{task}, Targets: []TargetCluster{{Name: "n"}},
-		SchedulerObservedLatest: true, Health: healthMap(map[string]WorkloadHealth{"n": WorkloadHealthy}),
-		Now: t0.Add(100 * time.Hour),
+		Health: healthMap(map[string]health.Status{"n": health.Healthy}),
+		Now:    t0.Add(100 * time.Hour),
 	}, AssessOptions{})
 	if len(a.Kept) != 1 || len(a.Removed) != 0 || !a.NextAssessment.IsZero() {
 		t.Fatalf("kept %v removed %v next %v", keptNames(a), reasons(a), a.NextAssessment)
@@ -225,7 +228,7 @@ func TestAssessCancelOnRecovery(t *testing.T) {
 	in := AssessInput{
 		Tasks:   []GracefulEvictionTask{back, healthy, still},
 		Targets: []TargetCluster{{Name: "back"}, {Name: "new"}},
-		Health:  healthMap(map[string]WorkloadHealth{"healthy": WorkloadHealthy, "still": WorkloadUnhealthy}),
+		Health:  healthMap(map[string]health.Status{"healthy": health.Healthy, "still": health.Unhealthy}),
 		Now:     t0.Add(time.Minute),
 	}
 	if a := Assess(in, AssessOptions{}); len(a.Removed) != 0 {
@@ -262,25 +265,24 @@ func benchInput() AssessInput {
 	// Health as a binding's aggregated status holds it: a short list.
 	type item struct {
 		cluster string
-		health  WorkloadHealth
+		health  health.Status
 	}
-	status := []item{{"m1", WorkloadHealthy}, {"m2", WorkloadHealthy}, {"m3", WorkloadHealthy}, {"m4", WorkloadHealthy}, {"m5", WorkloadUnhealthy}}
-	lookup := HealthLookupFunc(func(c string) WorkloadHealth {
+	status := []item{{"m1", health.Healthy}, {"m2", health.Healthy}, {"m3", health.Healthy}, {"m4", health.Healthy}, {"m5", health.Unhealthy}}
+	lookup := HealthLookupFunc(func(c string) health.Status {
 		for i := range status {
 			if status[i].cluster == c {
 				return status[i].health
 			}
 		}
-		return WorkloadHealthUnknown
+		return health.Unknown
 	})
 	custom := stampedTask("old1", t0)
 	custom.GracePeriodSeconds = ptr.To[int32](300)
 	return AssessInput{
-		Tasks:                   []GracefulEvictionTask{custom, stampedTask("old2", t0), stampedTask("old3", t0)},
-		Targets:                 targets,
-		SchedulerObservedLatest: true,
-		Health:                  lookup,
-		Now:                     t0.Add(time.Minute),
+		Tasks:   []GracefulEvictionTask{custom, stampedTask("old2", t0), stampedTask("old3", t0)},
+		Targets: targets,
+		Health:  lookup,
+		Now:     t0.Add(time.Minute),
 	}
 }
 
@@ -290,7 +292,7 @@ func TestAssessCancelOnRecoveryRespectsSuppressionAndLastCopy(t *testing.T) {
 	never := stampedTask("never", t0)
 	never.PurgeMode = PurgeNever
 	lastCopy := stampedTask("last", t0)
-	health := healthMap(map[string]WorkloadHealth{"suppressed": WorkloadHealthy, "never": WorkloadHealthy, "last": WorkloadHealthy})
+	health := healthMap(map[string]health.Status{"suppressed": health.Healthy, "never": health.Healthy, "last": health.Healthy})
 	a := Assess(AssessInput{
 		Tasks: []GracefulEvictionTask{suppressed, never}, Targets: []TargetCluster{{Name: "x"}},
 		Health: health, Now: t0.Add(time.Minute),

@@ -57,22 +57,55 @@ const (
 
 // EvictResult is the new placement and task list. Both slices are freshly
 // allocated; the tasks share their pointer and map fields with the input
-// except where Evict changed them.
+// except where Evict changed them. It is the input of the next steps as it
+// is: scheduling.Request takes its Targets and Evicted, preservation reads
+// the state from its Tasks.
 type EvictResult struct {
+	// Targets is the placement after the eviction.
 	Targets []TargetCluster
-	Tasks   []GracefulEvictionTask
+	// Tasks is the task list after the eviction.
+	Tasks []GracefulEvictionTask
+	// Evicted are the placement entries the eviction took out of the
+	// targets, with the replicas they held: what a re-placement must make
+	// up for. Empty when the cluster was not a target (NotPlaced, or an
+	// eviction already in progress whose cluster had left the targets).
+	Evicted []TargetCluster
+	// Outcome says what the last eviction did.
 	Outcome EvictOutcome
 	// StateMerged reports that new preserved-state keys were added to an
 	// existing task.
 	StateMerged bool
 
-	targetsChanged bool
+	changed bool
 }
 
 // Changed reports whether the caller has anything to persist.
-func (r EvictResult) Changed() bool {
-	return r.Outcome == EvictTaskAdded || r.StateMerged ||
-		(r.Outcome == EvictAlreadyInProgress && r.targetsChanged)
+func (r EvictResult) Changed() bool { return r.changed }
+
+// Then evicts one more cluster from the result, for a decision that moves
+// a workload off several clusters at once. Evicted accumulates, Outcome is
+// the last eviction's, and a new task's ClustersBeforeFailover defaults to
+// the placement before the first eviction, so every task of the round
+// names the same clusters. The receiver is not modified.
+func (r EvictResult) Then(ev Eviction) (EvictResult, error) {
+	if ev.ClustersBeforeFailover == nil && len(r.Evicted) > 0 {
+		ev.ClustersBeforeFailover = make([]string, 0, len(r.Targets)+len(r.Evicted))
+		for _, t := range r.Targets {
+			ev.ClustersBeforeFailover = append(ev.ClustersBeforeFailover, t.Name)
+		}
+		for _, t := range r.Evicted {
+			ev.ClustersBeforeFailover = append(ev.ClustersBeforeFailover, t.Name)
+		}
+		slices.Sort(ev.ClustersBeforeFailover)
+	}
+	next, err := Evict(r.Targets, r.Tasks, ev)
+	if err != nil {
+		return EvictResult{}, err
+	}
+	next.Evicted = append(slices.Clone(r.Evicted), next.Evicted...)
+	next.StateMerged = next.StateMerged || r.StateMerged
+	next.changed = next.changed || r.changed
+	return next, nil
 }
 
 // ErrInvalidEviction is wrapped by Evict when the task it would create does
@@ -126,11 +159,15 @@ func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (
 		}
 	}
 
+	var evicted []TargetCluster
+	if targetIdx >= 0 {
+		evicted = []TargetCluster{targets[targetIdx]}
+	}
 	if existing >= 0 {
-		res := EvictResult{Targets: newTargets, Tasks: slices.Clone(tasks), Outcome: EvictAlreadyInProgress, targetsChanged: targetIdx >= 0}
+		res := EvictResult{Targets: newTargets, Tasks: slices.Clone(tasks), Evicted: evicted, Outcome: EvictAlreadyInProgress, changed: targetIdx >= 0}
 		if merged, changed := mergePreservedState(tasks[existing].PreservedLabelState, ev.PreservedLabelState); changed {
 			res.Tasks[existing].PreservedLabelState = merged
-			res.StateMerged = true
+			res.StateMerged, res.changed = true, true
 		}
 		return res, nil
 	}
@@ -164,7 +201,7 @@ func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (
 	newTasks := make([]GracefulEvictionTask, len(tasks), len(tasks)+1)
 	copy(newTasks, tasks)
 	newTasks = append(newTasks, task)
-	return EvictResult{Targets: newTargets, Tasks: newTasks, Outcome: EvictTaskAdded}, nil
+	return EvictResult{Targets: newTargets, Tasks: newTasks, Evicted: evicted, Outcome: EvictTaskAdded, changed: true}, nil
 }
 
 // mergePreservedState returns old plus the keys of newer that old lacks. It

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover/health"
 )
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -42,15 +43,14 @@ func ExampleEvict() {
 }
 
 func ExampleAssess() {
-	health := map[string]eviction.WorkloadHealth{"member2": eviction.WorkloadHealthy, "member3": eviction.WorkloadUnhealthy}
+	states := map[string]health.Status{"member2": health.Healthy, "member3": health.Unhealthy}
 	in := eviction.AssessInput{
 		Tasks: []eviction.GracefulEvictionTask{{
 			FromCluster: "member1", Reason: eviction.ReasonTaintUntolerated, Producer: eviction.ProducerTaintManager,
 		}},
-		Targets:                 []eviction.TargetCluster{{Name: "member2"}, {Name: "member3"}},
-		SchedulerObservedLatest: true,
-		Health:                  eviction.HealthLookupFunc(func(c string) eviction.WorkloadHealth { return health[c] }),
-		Now:                     now,
+		Targets: []eviction.TargetCluster{{Name: "member2"}, {Name: "member3"}},
+		Health:  eviction.HealthLookupFunc(func(c string) health.Status { return states[c] }),
+		Now:     now,
 	}
 	// First look: the task is stamped, not judged.
 	a := eviction.Assess(in, eviction.AssessOptions{})
@@ -63,7 +63,7 @@ func ExampleAssess() {
 	fmt.Println("kept:", len(a.Kept), "look again in:", after)
 
 	// Every target healthy: the old copy may go.
-	health["member3"] = eviction.WorkloadHealthy
+	states["member3"] = health.Healthy
 	a = eviction.Assess(in, eviction.AssessOptions{})
 	fmt.Println("removed:", a.Removed[0].Task.FromCluster, a.Removed[0].Reason)
 	// Output:

@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/fleetover/fleetover/failover/health"
 )
 
 // FuzzValidateGracefulEvictionTask decodes arbitrary JSON into a task and
@@ -41,8 +43,8 @@ func FuzzValidateGracefulEvictionTask(f *testing.F) {
 		a := Assess(AssessInput{
 			Tasks:   []GracefulEvictionTask{task},
 			Targets: []TargetCluster{{Name: "other"}},
-			Health:  HealthLookupFunc(func(string) WorkloadHealth { return WorkloadHealthy }),
-			Now:     now, SchedulerObservedLatest: true,
+			Health:  HealthLookupFunc(func(string) health.Status { return health.Healthy }),
+			Now:     now,
 		}, AssessOptions{})
 		if len(a.Kept)+len(a.Removed) != 1 {
 			t.Fatalf("task lost: %+v", a)

@@ -7,29 +7,16 @@ import (
 
 // Policy defaults. SetDefaultsFailoverBehavior writes them into a policy; the
 // resolvers fall back to them when neither the policy nor the controller
-// configuration says otherwise.
+// configuration says otherwise. The grace period and the block window are
+// the eviction package's (eviction.DefaultGracePeriodSeconds,
+// eviction.DefaultBlockPredecessorSeconds): one constant each.
 const (
 	// DefaultApplicationTolerationSeconds is how long a workload may stay
-	// failing on a cluster before application failover moves it. The
-	// application-failover design (seed 001) proposed 10 seconds; Karmada
-	// ships 300, and so do we: ten seconds turns every rolling update that
-	// briefly reports Unhealthy into a migration.
+	// failing on a cluster before application failover moves it. It is
+	// Karmada's default; a shorter one (the original application-failover
+	// proposal said 10 seconds) turns every rolling update that briefly
+	// reports Unhealthy into a migration.
 	DefaultApplicationTolerationSeconds int32 = 300
-
-	// SeedApplicationTolerationSeconds is the 10 second toleration the
-	// application-failover design proposed. It is not applied anywhere; it is
-	// kept so a policy written against that design can state it explicitly.
-	SeedApplicationTolerationSeconds int32 = 10
-
-	// DefaultGracePeriodSeconds bounds how long the old copy of a Gracefully
-	// purged workload waits for the new copy to become healthy. It is only
-	// defaulted when the purge mode is graceful.
-	DefaultGracePeriodSeconds int32 = 600
-
-	// DefaultBlockPredecessorSeconds keeps a workload away from the cluster it
-	// was evicted from by application failover. A policy value of 0 means the
-	// cluster never becomes schedulable again for that workload.
-	DefaultBlockPredecessorSeconds int32 = 600
 
 	// DefaultPurgeMode is the purge mode when neither the policy nor the
 	// controller configuration names one.
@@ -55,8 +42,8 @@ func SetDefaultsFailoverBehavior(fb *FailoverBehavior) {
 // SetDefaultsApplicationFailoverBehavior defaults application failover:
 // PurgeMode Gracefully (legacy names normalised), TolerationSeconds
 // DefaultApplicationTolerationSeconds, DecisionConditions.HealthyState
-// [Unhealthy], GracePeriodSeconds DefaultGracePeriodSeconds when the purge
-// mode is graceful, BlockPredecessorSeconds DefaultBlockPredecessorSeconds.
+// [Unhealthy], GracePeriodSeconds eviction.DefaultGracePeriodSeconds when the purge
+// mode is graceful, BlockPredecessorSeconds eviction.DefaultBlockPredecessorSeconds.
 // PreConditions are not defaulted: no delay and no healthy-once gate.
 func SetDefaultsApplicationFailoverBehavior(a *ApplicationFailoverBehavior) {
 	if a == nil {
@@ -74,11 +61,11 @@ func SetDefaultsApplicationFailoverBehavior(a *ApplicationFailoverBehavior) {
 		a.DecisionConditions.HealthyState = DefaultDecisionHealthyStates()
 	}
 	if a.GracePeriodSeconds == nil && a.PurgeMode.IsGraceful() {
-		v := DefaultGracePeriodSeconds
+		v := eviction.DefaultGracePeriodSeconds
 		a.GracePeriodSeconds = &v
 	}
 	if a.BlockPredecessorSeconds == nil {
-		v := DefaultBlockPredecessorSeconds
+		v := eviction.DefaultBlockPredecessorSeconds
 		a.BlockPredecessorSeconds = &v
 	}
 }

@@ -21,14 +21,15 @@ import (
 // names the field.
 var ErrInvalidDetectorInput = errors.New("invalid application failover input")
 
-// WorkloadHealth is the health of a binding's workload on one cluster, as
-// the binding's aggregated status carries it.
-type WorkloadHealth struct {
+// ObservedHealth is the health of a binding's workload on one cluster, as
+// the binding's aggregated status carries it: a health.Status plus what the
+// detector's pre-conditions need to know about when it was collected.
+type ObservedHealth struct {
 	// ClusterName is the member cluster.
 	ClusterName string
-	// Health is the interpreted health (package health); empty or any
-	// other value than Healthy, Unhealthy and Unknown counts as Unknown.
-	Health health.Status
+	// Status is the interpreted health; empty or any other value than
+	// Healthy, Unhealthy and Unknown counts as Unknown.
+	Status health.Status
 	// CollectedSince is when the control plane first collected the
 	// workload's status on this cluster (the aggregated status item's
 	// creationTimestamp). PreConditions.DelaySeconds counts from it; zero
@@ -73,7 +74,7 @@ type DetectorInput struct {
 	Clusters []string
 	// Health is the workload's health per cluster. A target cluster with no
 	// entry is Unknown; for a cluster listed twice the first entry counts.
-	Health []WorkloadHealth
+	Health []ObservedHealth
 	// Records are the records returned by the previous decision for this
 	// binding (nil the first time).
 	Records []WorkloadHealthRecord
@@ -217,14 +218,14 @@ func resolveAppPolicy(p *ApplicationFailoverBehavior) (appPolicy, error) {
 	}
 	// Values, not pointers: resolving runs on every look, and only an
 	// eviction needs pointers.
-	r.gracePeriod = DefaultGracePeriodSeconds
+	r.gracePeriod = eviction.DefaultGracePeriodSeconds
 	if p.GracePeriodSeconds != nil {
 		r.gracePeriod = *p.GracePeriodSeconds
 	}
 	if r.purgeMode == eviction.PurgeGracefully && r.gracePeriod <= 0 {
 		return r, fmt.Errorf("%w: %sgracePeriodSeconds: %d, want > 0", ErrInvalidDetectorInput, path, r.gracePeriod)
 	}
-	r.block = DefaultBlockPredecessorSeconds
+	r.block = eviction.DefaultBlockPredecessorSeconds
 	if p.BlockPredecessorSeconds != nil {
 		r.block = *p.BlockPredecessorSeconds
 	}
@@ -279,7 +280,7 @@ func DetectApplicationFailure(in DetectorInput, now time.Time, cfg DetectorConfi
 		}
 		rec := findRecord(in.Records, cluster)
 		wh, found := findHealth(in.Health, cluster)
-		status := wh.Health
+		status := wh.Status
 		if !found || !status.IsValid() {
 			status = health.Unknown
 		}
@@ -317,7 +318,7 @@ func (d *Detection) alreadyHandled(cluster string) bool {
 
 // step advances one cluster's record and reports whether to evict and when
 // to look again.
-func (p *appPolicy) step(rec *WorkloadHealthRecord, wh WorkloadHealth, status health.Status, now time.Time, cfg DetectorConfig) (evict bool, next time.Time) {
+func (p *appPolicy) step(rec *WorkloadHealthRecord, wh ObservedHealth, status health.Status, now time.Time, cfg DetectorConfig) (evict bool, next time.Time) {
 	if status == health.Healthy {
 		rec.Settled = true
 		rec.FailingSince = nil
@@ -391,13 +392,13 @@ func findRecord(records []WorkloadHealthRecord, cluster string) WorkloadHealthRe
 	return WorkloadHealthRecord{ClusterName: cluster}
 }
 
-func findHealth(items []WorkloadHealth, cluster string) (WorkloadHealth, bool) {
+func findHealth(items []ObservedHealth, cluster string) (ObservedHealth, bool) {
 	for _, h := range items {
 		if h.ClusterName == cluster {
 			return h, true
 		}
 	}
-	return WorkloadHealth{}, false
+	return ObservedHealth{}, false
 }
 
 func recordsEqual(a, b WorkloadHealthRecord) bool {
@@ -427,7 +428,7 @@ type DetectorRecord struct {
 type Detector interface {
 	// Detect decides for one binding and keeps the updated records. On
 	// error the records are unchanged.
-	Detect(binding string, policy *ApplicationFailoverBehavior, clusters []string, health []WorkloadHealth) (Detection, error)
+	Detect(binding string, policy *ApplicationFailoverBehavior, clusters []string, health []ObservedHealth) (Detection, error)
 	// Forget drops the records of a binding that was deleted.
 	Forget(binding string)
 	// Export returns every record, sorted by binding and then cluster.
@@ -449,7 +450,7 @@ type detector struct {
 	records map[string][]WorkloadHealthRecord
 }
 
-func (d *detector) Detect(binding string, policy *ApplicationFailoverBehavior, clusters []string, wh []WorkloadHealth) (Detection, error) {
+func (d *detector) Detect(binding string, policy *ApplicationFailoverBehavior, clusters []string, wh []ObservedHealth) (Detection, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out, err := DetectApplicationFailure(DetectorInput{

@@ -40,15 +40,15 @@ type detStep struct {
 	wantNext  int // seconds after detT0; -1: nothing pending
 }
 
-func detRunTimeline(t *testing.T, policy *failover.ApplicationFailoverBehavior, cfg failover.DetectorConfig, wh failover.WorkloadHealth, steps []detStep) {
+func detRunTimeline(t *testing.T, policy *failover.ApplicationFailoverBehavior, cfg failover.DetectorConfig, wh failover.ObservedHealth, steps []detStep) {
 	t.Helper()
 	var records []failover.WorkloadHealthRecord
 	for _, s := range steps {
-		wh.Health = s.health
+		wh.Status = s.health
 		d, err := failover.DetectApplicationFailure(failover.DetectorInput{
 			Policy:   policy,
 			Clusters: []string{wh.ClusterName},
-			Health:   []failover.WorkloadHealth{wh},
+			Health:   []failover.ObservedHealth{wh},
 			Records:  records,
 		}, detAt(s.at), cfg)
 		if err != nil {
@@ -69,7 +69,7 @@ func detRunTimeline(t *testing.T, policy *failover.ApplicationFailoverBehavior, 
 }
 
 func TestDetectorToleration(t *testing.T) {
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	detRunTimeline(t, detPolicy(60), failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Healthy, wantNext: -1},
 		{at: 10, health: health.Unhealthy, wantNext: 70},                  // countdown starts
@@ -79,7 +79,7 @@ func TestDetectorToleration(t *testing.T) {
 }
 
 func TestDetectorHealthyResetsCountdown(t *testing.T) {
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	detRunTimeline(t, detPolicy(60), failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Unhealthy, wantNext: 60},
 		{at: 50, health: health.Healthy, wantNext: -1},
@@ -90,7 +90,7 @@ func TestDetectorHealthyResetsCountdown(t *testing.T) {
 }
 
 func TestDetectorUnknownBlipDoesNotResetByDefault(t *testing.T) {
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	detRunTimeline(t, detPolicy(60), failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Unhealthy, wantNext: 60},
 		{at: 30, health: health.Unknown, wantNext: 60}, // countdown kept, still due at 60
@@ -102,7 +102,7 @@ func TestDetectorUnknownBlipDoesNotResetByDefault(t *testing.T) {
 }
 
 func TestDetectorInvalidHealthIsUnknown(t *testing.T) {
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	policy := detPolicy(60)
 	policy.DecisionConditions.HealthyState = []health.Status{health.Unknown}
 	detRunTimeline(t, policy, failover.DetectorConfig{}, wh, []detStep{
@@ -113,7 +113,7 @@ func TestDetectorInvalidHealthIsUnknown(t *testing.T) {
 }
 
 func TestDetectorUnknownResetsWithKarmadaOption(t *testing.T) {
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	detRunTimeline(t, detPolicy(60), failover.DetectorConfig{UnknownResetsCountdown: true}, wh, []detStep{
 		{at: 0, health: health.Unhealthy, wantNext: 60},
 		{at: 30, health: health.Unknown, wantNext: -1},
@@ -126,7 +126,7 @@ func TestDetectorUnknownResetsWithKarmadaOption(t *testing.T) {
 func TestDetectorUnknownListedAsFailing(t *testing.T) {
 	policy := detPolicy(60)
 	policy.DecisionConditions.HealthyState = []health.Status{health.Unhealthy, health.Unknown}
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	detRunTimeline(t, policy, failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Unknown, wantNext: 60},
 		{at: 30, health: health.Unhealthy, wantNext: 60},
@@ -144,7 +144,7 @@ func TestDetectorUnknownListedAsFailing(t *testing.T) {
 func TestDetectorDelaySeconds(t *testing.T) {
 	policy := detPolicy(30)
 	policy.PreConditions = &failover.PreConditions{DelaySeconds: ptr.To[int32](100)}
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detAt(20))}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detAt(20))}
 	detRunTimeline(t, policy, failover.DetectorConfig{}, wh, []detStep{
 		{at: 25, health: health.Unhealthy, wantNext: 120},  // delay not reached: no countdown, look at its end
 		{at: 119, health: health.Unhealthy, wantNext: 120}, // still not
@@ -157,7 +157,7 @@ func TestDetectorDelaySeconds(t *testing.T) {
 func TestDetectorDelayWithoutCollectionTime(t *testing.T) {
 	policy := detPolicy(30)
 	policy.PreConditions = &failover.PreConditions{DelaySeconds: ptr.To[int32](100)}
-	wh := failover.WorkloadHealth{ClusterName: "member1"}
+	wh := failover.ObservedHealth{ClusterName: "member1"}
 	detRunTimeline(t, policy, failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Unhealthy, wantNext: -1},
 		{at: 1000, health: health.Unhealthy, wantNext: -1},
@@ -167,7 +167,7 @@ func TestDetectorDelayWithoutCollectionTime(t *testing.T) {
 func TestDetectorHealthyStatePrecondition(t *testing.T) {
 	policy := detPolicy(30)
 	policy.PreConditions = &failover.PreConditions{HealthyState: health.Healthy}
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	// Never healthy: never moves, and nothing to wait for.
 	detRunTimeline(t, policy, failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Unhealthy, wantNext: -1},
@@ -186,7 +186,7 @@ func TestDetectorHealthyStatePrecondition(t *testing.T) {
 }
 
 func TestDetectorZeroToleration(t *testing.T) {
-	wh := failover.WorkloadHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
+	wh := failover.ObservedHealth{ClusterName: "member1", CollectedSince: metav1.NewTime(detT0)}
 	detRunTimeline(t, detPolicy(0), failover.DetectorConfig{}, wh, []detStep{
 		{at: 0, health: health.Healthy, wantNext: -1},
 		{at: 5, health: health.Unhealthy, wantEvict: true, wantNext: -1},
@@ -217,7 +217,7 @@ func TestDetectorDefaultToleration(t *testing.T) {
 	d, err := failover.DetectApplicationFailure(failover.DetectorInput{
 		Policy:   &failover.ApplicationFailoverBehavior{},
 		Clusters: []string{"member1"},
-		Health:   []failover.WorkloadHealth{{ClusterName: "member1", Health: health.Unhealthy}},
+		Health:   []failover.ObservedHealth{{ClusterName: "member1", Status: health.Unhealthy}},
 	}, detT0, failover.DetectorConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +232,7 @@ func TestDetectorCountdownStampsWholeSeconds(t *testing.T) {
 	d, err := failover.DetectApplicationFailure(failover.DetectorInput{
 		Policy:   detPolicy(10),
 		Clusters: []string{"member1"},
-		Health:   []failover.WorkloadHealth{{ClusterName: "member1", Health: health.Unhealthy}},
+		Health:   []failover.ObservedHealth{{ClusterName: "member1", Status: health.Unhealthy}},
 	}, detT0.Add(700*time.Millisecond), failover.DetectorConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -247,11 +247,11 @@ func TestDetectorCountdownStampsWholeSeconds(t *testing.T) {
 
 func TestDetectorEvictionFields(t *testing.T) {
 	clusters := []string{"member1", "member2", "member3"}
-	healthAll := []failover.WorkloadHealth{
-		{ClusterName: "member1", Health: health.Unhealthy},
-		{ClusterName: "member2", Health: health.Healthy},
-		{ClusterName: "member3", Health: health.Unhealthy},
-		{ClusterName: "member9", Health: health.Unhealthy}, // not a target: ignored
+	healthAll := []failover.ObservedHealth{
+		{ClusterName: "member1", Status: health.Unhealthy},
+		{ClusterName: "member2", Status: health.Healthy},
+		{ClusterName: "member3", Status: health.Unhealthy},
+		{ClusterName: "member9", Status: health.Unhealthy}, // not a target: ignored
 	}
 	cases := []struct {
 		name      string
@@ -263,12 +263,12 @@ func TestDetectorEvictionFields(t *testing.T) {
 		wantSupp  *bool
 		wantBlock *int32
 	}{
-		{"defaults", "", nil, nil, eviction.PurgeGracefully, ptr.To(failover.DefaultGracePeriodSeconds), nil, ptr.To(failover.DefaultBlockPredecessorSeconds)},
+		{"defaults", "", nil, nil, eviction.PurgeGracefully, ptr.To(eviction.DefaultGracePeriodSeconds), nil, ptr.To(eviction.DefaultBlockPredecessorSeconds)},
 		{"gracefully", eviction.PurgeGracefully, ptr.To[int32](120), ptr.To[int32](0), eviction.PurgeGracefully, ptr.To[int32](120), nil, ptr.To[int32](0)},
-		{"legacy graciously", eviction.LegacyPurgeGraciously, ptr.To[int32](120), nil, eviction.PurgeGracefully, ptr.To[int32](120), nil, ptr.To(failover.DefaultBlockPredecessorSeconds)},
+		{"legacy graciously", eviction.LegacyPurgeGraciously, ptr.To[int32](120), nil, eviction.PurgeGracefully, ptr.To[int32](120), nil, ptr.To(eviction.DefaultBlockPredecessorSeconds)},
 		{"directly", eviction.PurgeDirectly, nil, ptr.To[int32](60), eviction.PurgeDirectly, nil, nil, ptr.To[int32](60)},
-		{"legacy immediately", eviction.LegacyPurgeImmediately, nil, nil, eviction.PurgeDirectly, nil, nil, ptr.To(failover.DefaultBlockPredecessorSeconds)},
-		{"never", eviction.PurgeNever, nil, nil, eviction.PurgeNever, nil, ptr.To(true), ptr.To(failover.DefaultBlockPredecessorSeconds)},
+		{"legacy immediately", eviction.LegacyPurgeImmediately, nil, nil, eviction.PurgeDirectly, nil, nil, ptr.To(eviction.DefaultBlockPredecessorSeconds)},
+		{"never", eviction.PurgeNever, nil, nil, eviction.PurgeNever, nil, ptr.To(true), ptr.To(eviction.DefaultBlockPredecessorSeconds)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -327,7 +327,7 @@ func TestDetectorTaskOwnsItsData(t *testing.T) {
 	clusters := []string{"member1", "member2"}
 	d, err := failover.DetectApplicationFailure(failover.DetectorInput{
 		Policy: detPolicy(0), Clusters: clusters,
-		Health: []failover.WorkloadHealth{{ClusterName: "member1", Health: health.Unhealthy}},
+		Health: []failover.ObservedHealth{{ClusterName: "member1", Status: health.Unhealthy}},
 	}, detT0, failover.DetectorConfig{})
 	if err != nil || len(d.Evictions) != 1 {
 		t.Fatalf("%+v, %v", d, err)
@@ -346,9 +346,9 @@ func TestDetectorRecordsFollowTargets(t *testing.T) {
 	in := failover.DetectorInput{
 		Policy:   detPolicy(60),
 		Clusters: []string{"member1", "member2"},
-		Health: []failover.WorkloadHealth{
-			{ClusterName: "member1", Health: health.Unhealthy},
-			{ClusterName: "member2", Health: health.Healthy},
+		Health: []failover.ObservedHealth{
+			{ClusterName: "member1", Status: health.Unhealthy},
+			{ClusterName: "member2", Status: health.Healthy},
 		},
 		Records: []failover.WorkloadHealthRecord{
 			{ClusterName: "member1", FailingSince: &since},
@@ -393,7 +393,7 @@ func TestDetectorNilPolicyDisables(t *testing.T) {
 	since := metav1.NewTime(detT0)
 	d, err := failover.DetectApplicationFailure(failover.DetectorInput{
 		Clusters: []string{"member1"},
-		Health:   []failover.WorkloadHealth{{ClusterName: "member1", Health: health.Unhealthy}},
+		Health:   []failover.ObservedHealth{{ClusterName: "member1", Status: health.Unhealthy}},
 		Records:  []failover.WorkloadHealthRecord{{ClusterName: "member1", FailingSince: &since}},
 	}, detAt(1000), failover.DetectorConfig{})
 	if err != nil {
@@ -439,7 +439,7 @@ func TestDetectorRejectsInvalidPolicy(t *testing.T) {
 			tc.mutate(policy)
 			_, err := failover.DetectApplicationFailure(failover.DetectorInput{
 				Policy: policy, Clusters: []string{"member1"},
-				Health: []failover.WorkloadHealth{{ClusterName: "member1", Health: health.Unhealthy}},
+				Health: []failover.ObservedHealth{{ClusterName: "member1", Status: health.Unhealthy}},
 			}, detT0, failover.DetectorConfig{})
 			if !errors.Is(err, failover.ErrInvalidDetectorInput) || !strings.Contains(err.Error(), tc.wantField) {
 				t.Fatalf("error %v, want ErrInvalidDetectorInput naming %s", err, tc.wantField)
@@ -458,9 +458,9 @@ func TestDetectorRestartContinuesCountdown(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(detT0)
 	policy := detPolicy(60)
 	clusters := []string{"member1", "member2"}
-	wh := []failover.WorkloadHealth{
-		{ClusterName: "member1", Health: health.Unhealthy},
-		{ClusterName: "member2", Health: health.Healthy},
+	wh := []failover.ObservedHealth{
+		{ClusterName: "member1", Status: health.Unhealthy},
+		{ClusterName: "member2", Status: health.Healthy},
 	}
 	before := failover.NewDetector(clk, failover.DetectorConfig{})
 	if _, err := before.Detect("shop/web", policy, clusters, wh); err != nil {
@@ -549,10 +549,10 @@ func BenchmarkDetectApplicationFailure(b *testing.B) {
 	in := failover.DetectorInput{
 		Policy:   detPolicy(300),
 		Clusters: []string{"member1", "member2", "member3"},
-		Health: []failover.WorkloadHealth{
-			{ClusterName: "member1", Health: health.Healthy, Settled: true},
-			{ClusterName: "member2", Health: health.Unhealthy, Settled: true},
-			{ClusterName: "member3", Health: health.Unknown, Settled: true},
+		Health: []failover.ObservedHealth{
+			{ClusterName: "member1", Status: health.Healthy, Settled: true},
+			{ClusterName: "member2", Status: health.Unhealthy, Settled: true},
+			{ClusterName: "member3", Status: health.Unknown, Settled: true},
 		},
 		Records: []failover.WorkloadHealthRecord{
 			{ClusterName: "member1", Settled: true},
@@ -591,9 +591,9 @@ func FuzzDetectApplicationFailure(f *testing.F) {
 		in := failover.DetectorInput{Policy: policy, Clusters: clusters}
 		for n, b := range codes {
 			c := clusters[n%len(clusters)]
-			in.Health = append(in.Health, failover.WorkloadHealth{
+			in.Health = append(in.Health, failover.ObservedHealth{
 				ClusterName:    c,
-				Health:         states[int(b)%len(states)],
+				Status:         states[int(b)%len(states)],
 				CollectedSince: metav1.NewTime(detT0.Add(time.Duration(collectedOffset%1e9) * time.Second)),
 				Settled:        b&0x80 != 0,
 			})

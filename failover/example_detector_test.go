@@ -27,9 +27,9 @@ func ExampleDetector() {
 	}
 	clusters := []string{"member1", "member2"}
 	observe := func(member2 health.Status) {
-		d, err := detector.Detect("shop/web", policy, clusters, []failover.WorkloadHealth{
-			{ClusterName: "member1", Health: health.Healthy},
-			{ClusterName: "member2", Health: member2},
+		d, err := detector.Detect("shop/web", policy, clusters, []failover.ObservedHealth{
+			{ClusterName: "member1", Status: health.Healthy},
+			{ClusterName: "member2", Status: member2},
 		})
 		if err != nil {
 			panic(err)
@@ -71,8 +71,8 @@ func ExampleDetectApplicationFailure() {
 			PurgeMode:          eviction.PurgeNever,
 		},
 		Clusters: []string{"member1"},
-		Health: []failover.WorkloadHealth{
-			{ClusterName: "member1", Health: health.Unhealthy, CollectedSince: metav1.NewTime(start)},
+		Health: []failover.ObservedHealth{
+			{ClusterName: "member1", Status: health.Unhealthy, CollectedSince: metav1.NewTime(start)},
 		},
 	}
 	for _, at := range []time.Duration{30 * time.Second, 300 * time.Second, 360 * time.Second} {

@@ -92,8 +92,8 @@ func TestSeedFixturesDecodeDefaultAndValidate(t *testing.T) {
 	}}
 	seed001Defaulted := *seed001.DeepCopy()
 	seed001Defaulted.Application.PurgeMode = eviction.PurgeGracefully
-	seed001Defaulted.Application.GracePeriodSeconds = ptr.To(failover.DefaultGracePeriodSeconds)
-	seed001Defaulted.Application.BlockPredecessorSeconds = ptr.To(failover.DefaultBlockPredecessorSeconds)
+	seed001Defaulted.Application.GracePeriodSeconds = ptr.To(eviction.DefaultGracePeriodSeconds)
+	seed001Defaulted.Application.BlockPredecessorSeconds = ptr.To(eviction.DefaultBlockPredecessorSeconds)
 	seed003 := failover.FailoverBehavior{Cluster: &failover.ClusterFailoverBehavior{PurgeMode: eviction.LegacyPurgeGraciously, GracePeriodSeconds: ptr.To[int32](100)}}
 	seed003Defaulted := failover.FailoverBehavior{Cluster: &failover.ClusterFailoverBehavior{PurgeMode: eviction.PurgeGracefully, GracePeriodSeconds: ptr.To[int32](100)}}
 

@@ -54,15 +54,18 @@ type ClusterFailoverPlan struct {
 
 // ClusterFailoverPlanner decides which bindings leave a tainted cluster: the
 // core of a taint manager. The zero value uses Gracefully and
-// DefaultGracePeriodSeconds for bindings whose policy does not choose.
+// eviction.DefaultGracePeriodSeconds for bindings whose policy does not choose.
 // Planning is a pure function of its inputs and now.
 type ClusterFailoverPlanner struct {
 	// Defaults are the controller-wide purge mode and grace period.
 	Defaults ClusterFailoverDefaults
+	// Tolerations is the matching rule; give the scheduler's
+	// TaintToleration filter the same value.
+	Tolerations TolerationOptions
 }
 
 // Plan evaluates every binding's tolerations against taints (see
-// EvaluateTolerations) and returns the bindings to evict now and when to look
+// TolerationOptions.Evaluate) and returns the bindings to evict now and when to look
 // again. It allocates only the Evict slice; use PlanInto to reuse one.
 func (p ClusterFailoverPlanner) Plan(taints []corev1.Taint, bindings []ClusterBinding, now time.Time) ClusterFailoverPlan {
 	var plan ClusterFailoverPlan
@@ -79,7 +82,7 @@ func (p ClusterFailoverPlanner) PlanInto(plan *ClusterFailoverPlan, taints []cor
 	}
 	for i := range bindings {
 		b := &bindings[i]
-		d := EvaluateTolerations(taints, b.Tolerations, now)
+		d := p.Tolerations.Evaluate(taints, b.Tolerations, now)
 		switch d.Action {
 		case EvictNow:
 			plan.Evict = append(plan.Evict, ClusterEviction{

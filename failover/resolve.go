@@ -21,7 +21,7 @@ func ResolveClusterPurgeMode(cluster *ClusterFailoverBehavior, globalDefault evi
 // ResolveClusterGracePeriodSeconds returns the grace period cluster failover
 // gives a Gracefully purged workload, in this order: the policy's
 // failover.cluster.gracePeriodSeconds, else globalDefaultSeconds (the
-// controller's graceful-eviction timeout), else DefaultGracePeriodSeconds.
+// controller's graceful-eviction timeout), else eviction.DefaultGracePeriodSeconds.
 // Values that are not positive are skipped at every level. The caller uses
 // the result only when the resolved purge mode is graceful.
 func ResolveClusterGracePeriodSeconds(cluster *ClusterFailoverBehavior, globalDefaultSeconds int32) int32 {
@@ -31,18 +31,18 @@ func ResolveClusterGracePeriodSeconds(cluster *ClusterFailoverBehavior, globalDe
 	if globalDefaultSeconds > 0 {
 		return globalDefaultSeconds
 	}
-	return DefaultGracePeriodSeconds
+	return eviction.DefaultGracePeriodSeconds
 }
 
 // ClusterFailoverDefaults is the controller-wide configuration that cluster
 // failover falls back to when a policy leaves a field unset. The zero value
-// means Gracefully with DefaultGracePeriodSeconds.
+// means Gracefully with eviction.DefaultGracePeriodSeconds.
 type ClusterFailoverDefaults struct {
 	// PurgeMode is the global purge mode (Karmada's
 	// --no-execute-taint-eviction-purge-mode); empty means Gracefully.
 	PurgeMode eviction.PurgeMode
 	// GracePeriodSeconds is the global graceful-eviction timeout (Karmada's
-	// --graceful-eviction-timeout); 0 means DefaultGracePeriodSeconds.
+	// --graceful-eviction-timeout); 0 means eviction.DefaultGracePeriodSeconds.
 	GracePeriodSeconds int32
 }
 

@@ -14,10 +14,19 @@ import (
 // --default-unreachable-toleration-seconds).
 const DefaultTolerationSeconds int64 = 300
 
-// enableComparisonOperators lets tolerations with the Lt and Gt operators
-// match numerically: a toleration that got past validation with them was
-// meant to match, and refusing it would evict the workload at once.
-const enableComparisonOperators = true
+// TolerationOptions says how a toleration matches a taint. It is the one
+// matching rule of the library: failover's decisions (EvaluateTolerations,
+// the planner) and scheduling's TaintToleration filter take the same value,
+// so a workload failover drives off a cluster is never placed back on it by
+// the filter, nor the reverse. The zero value is Kubernetes' and Karmada's
+// default.
+type TolerationOptions struct {
+	// EnableComparisonOperators lets tolerations with the Lt and Gt
+	// operators match numerically, as Kubernetes'
+	// TaintTolerationComparisonOperators feature does. Off, such a
+	// toleration matches no taint, as in Karmada.
+	EnableComparisonOperators bool
+}
 
 // DefaultTolerationsConfig configures the tolerations added to every policy
 // that does not tolerate the cluster-health taints itself. The zero value
@@ -56,7 +65,7 @@ func AddDefaultClusterTolerations(tolerations []corev1.Toleration, cfg DefaultTo
 	copy(out, tolerations)
 	for _, d := range defaults {
 		probe := corev1.Taint{Key: d.Key, Effect: corev1.TaintEffectNoExecute}
-		if firstTolerating(tolerations, &probe) < 0 {
+		if (TolerationOptions{}).FirstTolerating(tolerations, &probe) < 0 {
 			out = append(out, d)
 		}
 	}
@@ -116,8 +125,14 @@ type TolerationDecision struct {
 	Unstamped bool
 }
 
-// EvaluateTolerations decides whether a workload with the given tolerations
-// may stay on a cluster with the given taints, as of now.
+// EvaluateTolerations is TolerationOptions{}.Evaluate: the decision under
+// the default matching rule.
+func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
+	return TolerationOptions{}.Evaluate(taints, tolerations, now)
+}
+
+// Evaluate decides whether a workload with the given tolerations may stay
+// on a cluster with the given taints, as of now.
 //
 // Only NoExecute taints count; NoSchedule and PreferNoSchedule taints keep
 // new workloads away but never evict. For each NoExecute taint the first
@@ -134,8 +149,8 @@ type TolerationDecision struct {
 // Unstamped flag asks the caller to persist that moment, so such a taint is
 // never silently tolerated forever.
 //
-// EvaluateTolerations does not allocate and does not keep its arguments.
-func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
+// Evaluate does not allocate and does not keep its arguments.
+func (o TolerationOptions) Evaluate(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
 	// Work in remaining durations (one time subtraction per taint) and turn
 	// the earliest into a time only once.
 	var d TolerationDecision
@@ -146,7 +161,7 @@ func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration,
 		if taint.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		j := firstTolerating(tolerations, taint)
+		j := o.FirstTolerating(tolerations, taint)
 		if j < 0 {
 			return TolerationDecision{Action: EvictNow, At: now, Taint: taint}
 		}
@@ -178,12 +193,13 @@ func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration,
 	return d
 }
 
-// firstTolerating returns the index of the first toleration that tolerates
+// FirstTolerating returns the index of the first toleration that tolerates
 // taint, or -1. corev1.Toleration.ToleratesTaint is the authority; the
 // checks before it are its own first steps (effect, key, Exists), done
 // inline because this runs for every binding of a failed cluster and most
-// tolerations are ruled out or accepted by them.
-func firstTolerating(tolerations []corev1.Toleration, taint *corev1.Taint) int {
+// tolerations are ruled out or accepted by them. An Lt or Gt toleration
+// with a value that is not a number matches nothing.
+func (o TolerationOptions) FirstTolerating(tolerations []corev1.Toleration, taint *corev1.Taint) int {
 	for j := range tolerations {
 		tol := &tolerations[j]
 		if tol.Effect != "" && tol.Effect != taint.Effect {
@@ -192,7 +208,7 @@ func firstTolerating(tolerations []corev1.Toleration, taint *corev1.Taint) int {
 		if tol.Key != "" && tol.Key != taint.Key {
 			continue
 		}
-		if tol.Operator == corev1.TolerationOpExists || tol.ToleratesTaint(logr.Discard(), taint, enableComparisonOperators) {
+		if tol.Operator == corev1.TolerationOpExists || tol.ToleratesTaint(logr.Discard(), taint, o.EnableComparisonOperators) {
 			return j
 		}
 	}

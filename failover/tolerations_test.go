@@ -95,10 +95,10 @@ func TestEvaluateTolerations(t *testing.T) {
 			taints:      []corev1.Taint{{Key: "zone", Value: "a", Effect: corev1.TaintEffectNoExecute}},
 			tolerations: []corev1.Toleration{{Key: "zone", Value: "b", Effect: corev1.TaintEffectNoExecute}},
 			wantAction:  failover.EvictNow, wantTaint: 0, wantTol: -1},
-		{name: "Gt operator compares numbers",
+		{name: "Lt operator matches nothing by default, as in Kubernetes and Karmada",
 			taints:      []corev1.Taint{{Key: "level", Value: "5", Effect: corev1.TaintEffectNoExecute}},
 			tolerations: []corev1.Toleration{{Key: "level", Operator: corev1.TolerationOpLt, Value: "7", Effect: corev1.TaintEffectNoExecute}},
-			wantAction:  failover.TolerateForever, wantTaint: -1, wantTol: -1},
+			wantAction:  failover.EvictNow, wantTaint: 0, wantTol: -1},
 		{name: "NoSchedule toleration does not tolerate NoExecute",
 			taints:      []corev1.Taint{noExecute(nr, tolNow)},
 			tolerations: []corev1.Toleration{{Key: nr, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
@@ -224,5 +224,26 @@ func TestEvaluateTolerationsFarPastTimeAdded(t *testing.T) {
 	tolerations = []corev1.Toleration{tolerate(failover.TaintKeyClusterNotReady, ptr.To[int64](1))}
 	if d := failover.EvaluateTolerations(taints, tolerations, tolNow.Add(0)); d.Action != failover.EvictAfter || d.After != 600*time.Millisecond {
 		t.Fatalf("got %s after %s, want EvictAfter 600ms", d.Action, d.After)
+	}
+}
+
+func TestComparisonOperatorsOption(t *testing.T) {
+	taints := []corev1.Taint{{Key: "level", Value: "5", Effect: corev1.TaintEffectNoExecute}}
+	lt7 := []corev1.Toleration{{Key: "level", Operator: corev1.TolerationOpLt, Value: "7", Effect: corev1.TaintEffectNoExecute}}
+	on := failover.TolerationOptions{EnableComparisonOperators: true}
+	if d := on.Evaluate(taints, lt7, tolNow); d.Action != failover.TolerateForever {
+		t.Fatalf("5 < 7 with comparison operators on: %s", d.Action)
+	}
+	gt7 := []corev1.Toleration{{Key: "level", Operator: corev1.TolerationOpGt, Value: "7", Effect: corev1.TaintEffectNoExecute}}
+	if d := on.Evaluate(taints, gt7, tolNow); d.Action != failover.EvictNow {
+		t.Fatalf("5 > 7 with comparison operators on: %s", d.Action)
+	}
+	// The planner takes the same option.
+	bindings := []failover.ClusterBinding{{Key: "b", Tolerations: lt7}}
+	if plan := (failover.ClusterFailoverPlanner{}).Plan(taints, bindings, tolNow); len(plan.Evict) != 1 {
+		t.Fatalf("default planner keeps the Lt binding: %+v", plan)
+	}
+	if plan := (failover.ClusterFailoverPlanner{Tolerations: on}).Plan(taints, bindings, tolNow); len(plan.Evict) != 0 {
+		t.Fatalf("planner with comparison operators evicts the Lt binding: %+v", plan)
 	}
 }

@@ -7,6 +7,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -67,17 +71,17 @@ func failover(t *testing.T, rules *Rules, failedStatus []byte, template *unstruc
 	if err != nil {
 		t.Fatal(err)
 	}
-	task := Carrier{
+	task := eviction.GracefulEvictionTask{
 		FromCluster:            "member1",
 		ClustersBeforeFailover: append([]string{"member1"}, extraBefore...),
-		State:                  state,
-		CreatedAt:              time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		PreservedLabelState:    state,
+		CreationTimestamp:      &metav1.Time{Time: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
 	}
 	injector := Injector{Enabled: true}
 	out := map[string]*unstructured.Unstructured{}
 	for _, cluster := range []string{"member1", "member2", "member3"} {
 		manifest := template.DeepCopy()
-		if _, err := injector.InjectFor(manifest, cluster, []Carrier{task}); err != nil {
+		if _, err := injector.InjectFor(manifest, cluster, []eviction.GracefulEvictionTask{task}); err != nil {
 			t.Fatal(err)
 		}
 		out[cluster] = manifest
@@ -156,7 +160,7 @@ rules:
 		t.Fatalf("AllowMissing: got %v, %v", state, err)
 	}
 	manifest := workload("flink.apache.org/v1beta1", "FlinkDeployment", "foo")
-	injected, err := Injector{Enabled: true}.InjectFor(manifest, "member2", []Carrier{{FromCluster: "member1", ClustersBeforeFailover: []string{"member1"}, State: state}})
+	injected, err := Injector{Enabled: true}.InjectFor(manifest, "member2", []eviction.GracefulEvictionTask{{FromCluster: "member1", ClustersBeforeFailover: []string{"member1"}, PreservedLabelState: state}})
 	if injected || err != nil {
 		t.Fatalf("injected %v, %v", injected, err)
 	}

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetover/fleetover/preservation"
@@ -73,16 +77,16 @@ func ExampleInject() {
 }
 
 func ExampleInjector_InjectFor() {
-	task := preservation.Carrier{
+	task := eviction.GracefulEvictionTask{
 		FromCluster:            "member1",
 		ClustersBeforeFailover: []string{"member1"},
-		State:                  map[string]string{"failover.example.io/job-id": "e6fdb5c0997c11b0c62d796b3df25e86"},
-		CreatedAt:              time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC),
+		PreservedLabelState:    map[string]string{"failover.example.io/job-id": "e6fdb5c0997c11b0c62d796b3df25e86"},
+		CreationTimestamp:      &metav1.Time{Time: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
 	}
 	injector := preservation.Injector{Enabled: true}
 	for _, cluster := range []string{"member1", "member2"} {
 		manifest := &unstructured.Unstructured{Object: map[string]any{"kind": "FlinkDeployment"}}
-		injected, err := injector.InjectFor(manifest, cluster, []preservation.Carrier{task})
+		injected, err := injector.InjectFor(manifest, cluster, []eviction.GracefulEvictionTask{task})
 		fmt.Println(cluster, injected, manifest.GetLabels(), err)
 	}
 	// Output:

@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -91,40 +95,40 @@ func TestInjectRefusesBadInputUntouched(t *testing.T) {
 
 func TestStateFor(t *testing.T) {
 	t0 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
-	fromA := Carrier{FromCluster: "a", ClustersBeforeFailover: []string{"a"}, State: map[string]string{"id": "from-a"}, CreatedAt: t0}
-	fromB := Carrier{FromCluster: "b", ClustersBeforeFailover: []string{"a", "b"}, State: map[string]string{"id": "from-b"}, CreatedAt: t0.Add(time.Minute)}
-	unstamped := Carrier{FromCluster: "c", State: map[string]string{"id": "from-c"}}
-	tieB := Carrier{FromCluster: "b", State: map[string]string{"id": "tie-b"}, CreatedAt: t0}
-	tieA := Carrier{FromCluster: "aa", State: map[string]string{"id": "tie-aa"}, CreatedAt: t0}
-	empty := Carrier{FromCluster: "e", CreatedAt: t0.Add(time.Hour)}
+	fromA := eviction.GracefulEvictionTask{FromCluster: "a", ClustersBeforeFailover: []string{"a"}, PreservedLabelState: map[string]string{"id": "from-a"}, CreationTimestamp: ts(t0)}
+	fromB := eviction.GracefulEvictionTask{FromCluster: "b", ClustersBeforeFailover: []string{"a", "b"}, PreservedLabelState: map[string]string{"id": "from-b"}, CreationTimestamp: ts(t0.Add(time.Minute))}
+	unstamped := eviction.GracefulEvictionTask{FromCluster: "c", PreservedLabelState: map[string]string{"id": "from-c"}}
+	tieB := eviction.GracefulEvictionTask{FromCluster: "b", PreservedLabelState: map[string]string{"id": "tie-b"}, CreationTimestamp: ts(t0)}
+	tieA := eviction.GracefulEvictionTask{FromCluster: "aa", PreservedLabelState: map[string]string{"id": "tie-aa"}, CreationTimestamp: ts(t0)}
+	empty := eviction.GracefulEvictionTask{FromCluster: "e", CreationTimestamp: ts(t0.Add(time.Hour))}
 
 	cases := []struct {
-		name     string
-		target   string
-		carriers []Carrier
-		want     string // "" means no state
+		name   string
+		target string
+		tasks  []eviction.GracefulEvictionTask
+		want   string // "" means no state
 	}{
-		{"new cluster gets the state", "b", []Carrier{fromA}, "from-a"},
-		{"never the cluster it came from", "a", []Carrier{fromA}, ""},
-		{"never a cluster it ran on before", "a", []Carrier{fromB}, ""},
-		{"newest qualifying wins", "c", []Carrier{fromA, fromB}, "from-b"},
-		{"order does not matter", "c", []Carrier{fromB, fromA}, "from-b"},
-		{"chained failover: older task still serves the middle cluster", "b", []Carrier{fromA, fromB}, "from-a"},
-		{"unstamped counts as newest", "d", []Carrier{fromB, unstamped, fromA}, "from-c"},
-		{"tie goes to the smaller cluster name", "z", []Carrier{tieB, tieA}, "tie-aa"},
-		{"tie in the other order", "z", []Carrier{tieA, tieB}, "tie-aa"},
-		{"empty state never wins", "z", []Carrier{fromA, empty}, "from-a"},
+		{"new cluster gets the state", "b", []eviction.GracefulEvictionTask{fromA}, "from-a"},
+		{"never the cluster it came from", "a", []eviction.GracefulEvictionTask{fromA}, ""},
+		{"never a cluster it ran on before", "a", []eviction.GracefulEvictionTask{fromB}, ""},
+		{"newest qualifying wins", "c", []eviction.GracefulEvictionTask{fromA, fromB}, "from-b"},
+		{"order does not matter", "c", []eviction.GracefulEvictionTask{fromB, fromA}, "from-b"},
+		{"chained failover: older task still serves the middle cluster", "b", []eviction.GracefulEvictionTask{fromA, fromB}, "from-a"},
+		{"unstamped counts as newest", "d", []eviction.GracefulEvictionTask{fromB, unstamped, fromA}, "from-c"},
+		{"tie goes to the smaller cluster name", "z", []eviction.GracefulEvictionTask{tieB, tieA}, "tie-aa"},
+		{"tie in the other order", "z", []eviction.GracefulEvictionTask{tieA, tieB}, "tie-aa"},
+		{"empty state never wins", "z", []eviction.GracefulEvictionTask{fromA, empty}, "from-a"},
 		{"no carriers", "z", nil, ""},
 	}
 	for _, tc := range cases {
-		got, ok := StateFor(tc.target, tc.carriers)
+		got, ok := StateFor(tc.target, tc.tasks)
 		if ok != (tc.want != "") || got["id"] != tc.want {
 			t.Errorf("%s: got %v, %v; want %q", tc.name, got, ok, tc.want)
 		}
 		if ok {
 			got["id"] = "mutated"
-			for _, c := range tc.carriers {
-				if c.State["id"] == "mutated" {
+			for _, c := range tc.tasks {
+				if c.PreservedLabelState["id"] == "mutated" {
 					t.Fatalf("%s: StateFor returned a carrier's own map", tc.name)
 				}
 			}
@@ -133,7 +137,7 @@ func TestStateFor(t *testing.T) {
 }
 
 func TestInjectorIsOffByDefault(t *testing.T) {
-	carriers := []Carrier{{FromCluster: "a", ClustersBeforeFailover: []string{"a"}, State: map[string]string{"k": "v"}}}
+	carriers := []eviction.GracefulEvictionTask{{FromCluster: "a", ClustersBeforeFailover: []string{"a"}, PreservedLabelState: map[string]string{"k": "v"}}}
 	obj := manifest(nil)
 	var off Injector
 	if injected, err := off.InjectFor(obj, "b", carriers); injected || err != nil || obj.GetLabels() != nil {
@@ -146,8 +150,10 @@ func TestInjectorIsOffByDefault(t *testing.T) {
 	if injected, err := on.InjectFor(obj, "b", carriers); !injected || err != nil || obj.GetLabels()["k"] != "v" {
 		t.Fatalf("new cluster: injected %v, err %v, labels %v", injected, err, obj.GetLabels())
 	}
-	bad := []Carrier{{FromCluster: "a", State: map[string]string{"k": "not valid!"}}}
+	bad := []eviction.GracefulEvictionTask{{FromCluster: "a", PreservedLabelState: map[string]string{"k": "not valid!"}}}
 	if injected, err := on.InjectFor(manifest(nil), "b", bad); injected || !errors.Is(err, ErrInvalidLabelValue) {
 		t.Fatalf("bad state: injected %v, err %v", injected, err)
 	}
 }
+
+func ts(t time.Time) *metav1.Time { return &metav1.Time{Time: t} }

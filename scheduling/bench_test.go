@@ -45,11 +45,12 @@ func benchWorkload(fleet []Cluster, now time.Time) *Workload {
 		},
 		Placement:     []string{fleet[1].Name, fleet[2].Name, fleet[3].Name},
 		EvictionTasks: []eviction.GracefulEvictionTask{{FromCluster: fleet[4].Name}},
-		History: HistoryRecords{History: []eviction.EvictionHistoryEntry{
+		History: eviction.EvictionHistory{
 			{ClusterName: fleet[5].Name, CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))},
 			{ClusterName: fleet[6].Name, CreationTimestamp: metav1.NewTime(now.Add(-time.Hour))},
-		}, BlockPredecessorSeconds: ptr.To[int32](600)},
-		Now: now,
+		},
+		BlockPredecessorSeconds: ptr.To[int32](600),
+		Now:                     now,
 	}
 }
 
@@ -89,17 +90,17 @@ func BenchmarkReplaceDivided1000(b *testing.B) {
 	now := time.Unix(1_000_000, 0)
 	w := benchWorkload(fleet, now)
 	// 100 replicas on ten clusters; two of them fail.
-	var targets []TargetCluster
+	var targets []eviction.TargetCluster
 	for i := 11; i < 21; i++ {
-		targets = append(targets, TargetCluster{Name: fleet[i].Name, Replicas: 10})
+		targets = append(targets, eviction.TargetCluster{Name: fleet[i].Name, Replicas: 10})
 	}
 	for _, div := range []DivisionPreference{DivideByStaticWeight, DivideByAvailableReplicas, DivideAggregated} {
 		b.Run(string(div), func(b *testing.B) {
 			req := &Request{
 				Workload: w,
 				Type:     Divided,
-				Targets:  targets,
-				Failed:   []string{fleet[11].Name, fleet[12].Name},
+				Targets:  keptAfter(targets, fleet[11].Name, fleet[12].Name),
+				Evicted:  evictedFrom(targets, fleet[11].Name, fleet[12].Name),
 				Clusters: fleet,
 				Replicas: 100,
 				Division: div,

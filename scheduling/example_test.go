@@ -24,13 +24,11 @@ func ExampleRunFilters() {
 		{Name: "member4"},
 	}
 	w := &scheduling.Workload{
-		Name:          "default/nginx",
-		EvictionTasks: []eviction.GracefulEvictionTask{{FromCluster: "member3"}},
-		History: scheduling.HistoryRecords{
-			History:                 []eviction.EvictionHistoryEntry{{ClusterName: "member4", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
-			BlockPredecessorSeconds: ptr.To[int32](600),
-		},
-		Now: now,
+		Name:                    "default/nginx",
+		EvictionTasks:           []eviction.GracefulEvictionTask{{FromCluster: "member3"}},
+		History:                 eviction.EvictionHistory{{ClusterName: "member4", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
+		BlockPredecessorSeconds: ptr.To[int32](600),
+		Now:                     now,
 	}
 	res := scheduling.RunFilters(w, fleet, scheduling.DefaultFilters()...)
 	fmt.Println("feasible:", res.Feasible)
@@ -62,13 +60,23 @@ func ExampleNamedFilter() {
 }
 
 // The failover overview's Duplicated example: member2 fails, member1 stays,
-// member3 takes member2's place (member4 is outside the affinity).
+// member3 takes member2's place (member4 is outside the affinity). The
+// eviction's result goes to Replace as it is.
 func ExampleReplace_duplicated() {
+	placed := []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}}
+	res, err := eviction.Evict(placed, nil, eviction.Eviction{
+		Cluster: "member2", Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fleet := []scheduling.Cluster{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}, {Name: "member4"}, {Name: "member5"}}
 	plan, err := scheduling.Replace(&scheduling.Request{
+		Workload: &scheduling.Workload{EvictionTasks: res.Tasks},
 		Type:     scheduling.Duplicated,
-		Targets:  []scheduling.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}},
-		Failed:   []string{"member2"},
+		Targets:  res.Targets,
+		Evicted:  res.Evicted,
 		Clusters: fleet,
 		Filters:  append(scheduling.DefaultFilters(), scheduling.ClusterNames("member1", "member2", "member3", "member5")),
 		Spread:   &scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2},
@@ -88,10 +96,19 @@ func ExampleReplace_duplicated() {
 // The failover overview's Divided example: static weights 1:2, three
 // replicas; member1 fails and member2 ends with all three.
 func ExampleReplace_divided() {
+	placed := []eviction.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}}
+	res, err := eviction.Evict(placed, nil, eviction.Eviction{
+		Cluster: "member1", Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	plan, err := scheduling.Replace(&scheduling.Request{
+		Workload:      &scheduling.Workload{EvictionTasks: res.Tasks},
 		Type:          scheduling.Divided,
-		Targets:       []scheduling.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}},
-		Failed:        []string{"member1"},
+		Targets:       res.Targets,
+		Evicted:       res.Evicted,
 		Clusters:      []scheduling.Cluster{{Name: "member1"}, {Name: "member2"}},
 		Replicas:      3,
 		StaticWeights: map[string]int64{"member1": 1, "member2": 2},

@@ -1,10 +1,10 @@
 package scheduling
 
 import (
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/fleetover/fleetover/failover"
 )
 
 // Names of the built-in filters, as they appear in Rejection.Filter.
@@ -22,20 +22,11 @@ const (
 // (no history, no suspension).
 func DefaultFilters() []Filter {
 	return []Filter{
-		TaintToleration(TaintTolerationOptions{}),
+		TaintToleration(failover.TolerationOptions{}),
 		EvictionInProgress(),
 		EvictionHistoryFilter(),
 		Suspended(),
 	}
-}
-
-// TaintTolerationOptions configures TaintToleration; the zero value follows
-// Kubernetes' defaults.
-type TaintTolerationOptions struct {
-	// EnableComparisonOperators lets tolerations with the Lt and Gt
-	// operators match, as Kubernetes' TaintTolerationComparisonOperators
-	// feature does; off, such tolerations match nothing.
-	EnableComparisonOperators bool
 }
 
 // TaintToleration rejects a cluster with a NoSchedule or NoExecute taint the
@@ -43,12 +34,14 @@ type TaintTolerationOptions struct {
 // NoSchedule only stops new placement, so a cluster the workload is already
 // on passes it; NoExecute drives the workload out, so it rejects every
 // cluster, placed or not. PreferNoSchedule never rejects. Matching is
-// corev1.Toleration.ToleratesTaint; TolerationSeconds is ignored, as the
-// Kubernetes scheduler ignores it (how long a NoExecute taint is tolerated
-// is the failover package's business).
-func TaintToleration(opts TaintTolerationOptions) Filter { return taintToleration{opts: opts} }
+// failover's: opts is the same TolerationOptions the failover planner
+// uses, so the filter and the eviction decision always agree on whether a
+// taint is tolerated. TolerationSeconds is ignored, as the Kubernetes
+// scheduler ignores it (how long a NoExecute taint is tolerated is the
+// failover package's business).
+func TaintToleration(opts failover.TolerationOptions) Filter { return taintToleration{opts: opts} }
 
-type taintToleration struct{ opts TaintTolerationOptions }
+type taintToleration struct{ opts failover.TolerationOptions }
 
 func (taintToleration) Name() string { return FilterTaintToleration }
 
@@ -58,8 +51,7 @@ func (f taintToleration) Filter(w *Workload, c *Cluster) Status {
 		if t.Effect != corev1.TaintEffectNoSchedule && t.Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		// A discarding logger: bad Lt/Gt values simply do not match.
-		if corev1helpers.TolerationsTolerateTaint(logr.Discard(), w.Tolerations, t, f.opts.EnableComparisonOperators) {
+		if f.opts.FirstTolerating(w.Tolerations, t) >= 0 {
 			continue
 		}
 		if t.Effect == corev1.TaintEffectNoSchedule && w.InPlacement(c.Name) {
@@ -99,10 +91,7 @@ type evictionHistory struct{}
 func (evictionHistory) Name() string { return FilterEvictionHistory }
 
 func (evictionHistory) Filter(w *Workload, c *Cluster) Status {
-	if w.History == nil {
-		return Fit()
-	}
-	until, blocked := w.History.BlockedUntil(c.Name, w.Now)
+	until, blocked, _ := w.History.BlockedUntil(c.Name, w.BlockPredecessorSeconds, w.Now)
 	if !blocked {
 		return Fit()
 	}

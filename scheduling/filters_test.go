@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
 )
 
 var (
@@ -26,28 +28,28 @@ func TestTaintToleration(t *testing.T) {
 		taints   []corev1.Taint
 		tols     []corev1.Toleration
 		placed   bool
-		opts     TaintTolerationOptions
+		opts     failover.TolerationOptions
 		rejected bool
 	}{
-		{"no taints", nil, nil, false, TaintTolerationOptions{}, false},
-		{"NoSchedule blocks new placement", []corev1.Taint{notReadyNoSchedule}, nil, false, TaintTolerationOptions{}, true},
-		{"NoSchedule keeps what runs", []corev1.Taint{notReadyNoSchedule}, nil, true, TaintTolerationOptions{}, false},
-		{"NoExecute rejects new placement", []corev1.Taint{notReadyNoExecute}, nil, false, TaintTolerationOptions{}, true},
-		{"NoExecute rejects placed cluster too", []corev1.Taint{notReadyNoSchedule, notReadyNoExecute}, nil, true, TaintTolerationOptions{}, true},
-		{"tolerated by Exists", []corev1.Taint{notReadyNoSchedule, notReadyNoExecute}, tolerateNotReady, false, TaintTolerationOptions{}, false},
+		{"no taints", nil, nil, false, failover.TolerationOptions{}, false},
+		{"NoSchedule blocks new placement", []corev1.Taint{notReadyNoSchedule}, nil, false, failover.TolerationOptions{}, true},
+		{"NoSchedule keeps what runs", []corev1.Taint{notReadyNoSchedule}, nil, true, failover.TolerationOptions{}, false},
+		{"NoExecute rejects new placement", []corev1.Taint{notReadyNoExecute}, nil, false, failover.TolerationOptions{}, true},
+		{"NoExecute rejects placed cluster too", []corev1.Taint{notReadyNoSchedule, notReadyNoExecute}, nil, true, failover.TolerationOptions{}, true},
+		{"tolerated by Exists", []corev1.Taint{notReadyNoSchedule, notReadyNoExecute}, tolerateNotReady, false, failover.TolerationOptions{}, false},
 		{"toleration for another effect", []corev1.Taint{notReadyNoExecute},
-			[]corev1.Toleration{{Key: notReadyNoExecute.Key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}, false, TaintTolerationOptions{}, true},
+			[]corev1.Toleration{{Key: notReadyNoExecute.Key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}, false, failover.TolerationOptions{}, true},
 		{"Equal needs the value", []corev1.Taint{{Key: "k", Value: "a", Effect: corev1.TaintEffectNoSchedule}},
-			[]corev1.Toleration{{Key: "k", Value: "b"}}, false, TaintTolerationOptions{}, true},
+			[]corev1.Toleration{{Key: "k", Value: "b"}}, false, failover.TolerationOptions{}, true},
 		{"Equal with the value", []corev1.Taint{{Key: "k", Value: "a", Effect: corev1.TaintEffectNoSchedule}},
-			[]corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpEqual, Value: "a"}}, false, TaintTolerationOptions{}, false},
-		{"PreferNoSchedule never rejects", []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectPreferNoSchedule}}, nil, false, TaintTolerationOptions{}, false},
+			[]corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpEqual, Value: "a"}}, false, failover.TolerationOptions{}, false},
+		{"PreferNoSchedule never rejects", []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectPreferNoSchedule}}, nil, false, failover.TolerationOptions{}, false},
 		{"Gt off by default", []corev1.Taint{{Key: "tier", Value: "5", Effect: corev1.TaintEffectNoSchedule}},
-			[]corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}, false, TaintTolerationOptions{}, true},
+			[]corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}, false, failover.TolerationOptions{}, true},
 		{"Gt when enabled", []corev1.Taint{{Key: "tier", Value: "5", Effect: corev1.TaintEffectNoSchedule}},
-			[]corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}, false, TaintTolerationOptions{EnableComparisonOperators: true}, false},
+			[]corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}, false, failover.TolerationOptions{EnableComparisonOperators: true}, false},
 		{"Gt with a bad value does not match", []corev1.Taint{{Key: "tier", Value: "x", Effect: corev1.TaintEffectNoSchedule}},
-			[]corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}, false, TaintTolerationOptions{EnableComparisonOperators: true}, true},
+			[]corev1.Toleration{{Key: "tier", Operator: corev1.TolerationOpGt, Value: "3"}}, false, failover.TolerationOptions{EnableComparisonOperators: true}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -85,13 +87,10 @@ func TestEvictionInProgress(t *testing.T) {
 func TestEvictionHistoryWindow(t *testing.T) {
 	evictedAt := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakeClock(evictedAt.Add(10 * time.Second))
-	h := HistoryRecords{
-		History:                 []eviction.EvictionHistoryEntry{{ClusterName: "member2", CreationTimestamp: metav1.NewTime(evictedAt)}},
-		BlockPredecessorSeconds: ptr.To[int32](600),
-	}
+	history := eviction.EvictionHistory{{ClusterName: "member2", CreationTimestamp: metav1.NewTime(evictedAt)}}
 	fleet := []Cluster{{Name: "member1"}, {Name: "member2"}}
 	run := func() Result {
-		return RunFilters(&Workload{History: h, Now: clk.Now()}, fleet, EvictionHistoryFilter())
+		return RunFilters(&Workload{History: history, BlockPredecessorSeconds: ptr.To[int32](600), Now: clk.Now()}, fleet, EvictionHistoryFilter())
 	}
 	res := run()
 	want := evictedAt.Add(600 * time.Second)
@@ -112,54 +111,43 @@ func TestEvictionHistoryWindow(t *testing.T) {
 	}
 }
 
-func TestHistoryRecordsBlockedUntil(t *testing.T) {
+func TestEvictionHistoryFilterFollowsTheHistoryRule(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	rec := func(c string, at time.Time) eviction.EvictionHistoryEntry {
 		return eviction.EvictionHistoryEntry{ClusterName: c, CreationTimestamp: metav1.NewTime(at)}
 	}
 	tests := []struct {
 		name    string
-		h       HistoryRecords
+		w       Workload
 		now     time.Time
 		until   time.Time
 		blocked bool
 	}{
-		{"no records", HistoryRecords{BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, false},
-		{"other cluster", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("x", t0)}, BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, false},
-		{"zero blocks for good", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](0)}, t0.Add(1000 * time.Hour), time.Time{}, true},
-		{"nil means the 600 s default", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0)}}, t0.Add(599 * time.Second), t0.Add(600 * time.Second), true},
-		{"negative (invalid) means the default", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](-1)}, t0.Add(time.Hour), time.Time{}, false},
-		{"unstamped record blocks for good", HistoryRecords{History: []eviction.EvictionHistoryEntry{{ClusterName: "c"}}, BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, true},
-		{"latest eviction wins", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0), rec("c", t0.Add(5*time.Minute))}, BlockPredecessorSeconds: ptr.To[int32](600)},
+		{"no records", Workload{BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, false},
+		{"other cluster", Workload{History: []eviction.EvictionHistoryEntry{rec("x", t0)}, BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, false},
+		{"zero blocks for good", Workload{History: []eviction.EvictionHistoryEntry{rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](0)}, t0.Add(1000 * time.Hour), time.Time{}, true},
+		{"nil means the 600 s default", Workload{History: []eviction.EvictionHistoryEntry{rec("c", t0)}}, t0.Add(599 * time.Second), t0.Add(600 * time.Second), true},
+		{"negative (invalid) means the default", Workload{History: []eviction.EvictionHistoryEntry{rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](-1)}, t0.Add(time.Hour), time.Time{}, false},
+		{"unstamped record blocks for good", Workload{History: []eviction.EvictionHistoryEntry{{ClusterName: "c"}}, BlockPredecessorSeconds: ptr.To[int32](600)}, t0, time.Time{}, true},
+		{"latest eviction wins", Workload{History: []eviction.EvictionHistoryEntry{rec("c", t0), rec("c", t0.Add(5*time.Minute))}, BlockPredecessorSeconds: ptr.To[int32](600)},
 			t0.Add(time.Minute), t0.Add(15 * time.Minute), true},
-		{"expired old, live new", HistoryRecords{History: []eviction.EvictionHistoryEntry{rec("c", t0.Add(5*time.Minute)), rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](600)},
+		{"expired old, live new", Workload{History: []eviction.EvictionHistoryEntry{rec("c", t0.Add(5*time.Minute)), rec("c", t0)}, BlockPredecessorSeconds: ptr.To[int32](600)},
 			t0.Add(11 * time.Minute), t0.Add(15 * time.Minute), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			until, blocked := tt.h.BlockedUntil("c", tt.now)
-			if blocked != tt.blocked || !until.Equal(tt.until) {
-				t.Errorf("BlockedUntil = %v, %v; want %v, %v", until, blocked, tt.until, tt.blocked)
+			w := tt.w
+			w.Now = tt.now
+			st := EvictionHistoryFilter().Filter(&w, &Cluster{Name: "c"})
+			if st.Rejected != tt.blocked || !st.Until.Equal(tt.until) {
+				t.Errorf("filter = %+v; want rejected %v until %v", st, tt.blocked, tt.until)
 			}
 		})
 	}
 }
 
-func TestEvictionHistoryFunc(t *testing.T) {
-	until := time.Unix(500, 0)
-	w := &Workload{Now: time.Unix(100, 0), History: EvictionHistoryFunc(func(c string, now time.Time) (time.Time, bool) {
-		return until, c == "c" && now.Before(until)
-	})}
-	if st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "c"}); !st.Rejected || !st.Until.Equal(until) {
-		t.Errorf("blocked cluster: %+v", st)
-	}
-	if st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "d"}); st.Rejected {
-		t.Errorf("unblocked cluster: %+v", st)
-	}
-}
-
 func TestEvictionHistoryForever(t *testing.T) {
-	w := &Workload{History: HistoryRecords{History: []eviction.EvictionHistoryEntry{{ClusterName: "c", CreationTimestamp: metav1.NewTime(time.Unix(0, 0))}}, BlockPredecessorSeconds: ptr.To[int32](0)}, Now: time.Unix(1e9, 0)}
+	w := &Workload{History: eviction.EvictionHistory{{ClusterName: "c", CreationTimestamp: metav1.NewTime(time.Unix(0, 0))}}, BlockPredecessorSeconds: ptr.To[int32](0), Now: time.Unix(1e9, 0)}
 	st := EvictionHistoryFilter().Filter(w, &Cluster{Name: "c"})
 	if !st.Rejected || !st.Until.IsZero() {
 		t.Errorf("BlockPredecessorSeconds 0: %+v, want a rejection with no expiry", st)
@@ -204,5 +192,37 @@ func TestAffinityFilters(t *testing.T) {
 	}
 	if LabelSelector(nil).Filter(&Workload{}, &Cluster{Name: "a"}).Rejected {
 		t.Error("nil selector rejected a cluster")
+	}
+}
+
+// TestTaintTolerationAgreesWithFailover checks the one matching rule on
+// random taints and tolerations: the filter rejects a cluster for a NoExecute
+// taint exactly when failover finds that taint untolerated, under either
+// setting of the comparison operators.
+func TestTaintTolerationAgreesWithFailover(t *testing.T) {
+	keys := []string{"a", "b", ""}
+	values := []string{"1", "5", "x", ""}
+	ops := []corev1.TolerationOperator{corev1.TolerationOpExists, corev1.TolerationOpEqual, corev1.TolerationOpLt, corev1.TolerationOpGt, ""}
+	effects := []corev1.TaintEffect{corev1.TaintEffectNoExecute, corev1.TaintEffectNoSchedule, ""}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(n int) int { return rng.IntN(n) }
+	now := time.Unix(1_000, 0)
+	for i := 0; i < 20_000; i++ {
+		taints := make([]corev1.Taint, 1+pick(2))
+		for j := range taints {
+			taints[j] = corev1.Taint{Key: keys[pick(2)], Value: values[pick(len(values))], Effect: corev1.TaintEffectNoExecute}
+		}
+		tolerations := make([]corev1.Toleration, pick(3))
+		for j := range tolerations {
+			tolerations[j] = corev1.Toleration{Key: keys[pick(len(keys))], Operator: ops[pick(len(ops))], Value: values[pick(len(values))], Effect: effects[pick(len(effects))]}
+		}
+		for _, opts := range []failover.TolerationOptions{{}, {EnableComparisonOperators: true}} {
+			d := opts.Evaluate(taints, tolerations, now)
+			untolerated := d.Action == failover.EvictNow && d.Toleration == nil
+			st := TaintToleration(opts).Filter(&Workload{Tolerations: tolerations, Placement: []string{"c"}}, &Cluster{Name: "c", Taints: taints})
+			if st.Rejected != untolerated {
+				t.Fatalf("taints %v tolerations %v opts %+v: failover %s (toleration %v), filter rejected=%v", taints, tolerations, opts, d.Action, d.Toleration, st.Rejected)
+			}
+		}
 	}
 }

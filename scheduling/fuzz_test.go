@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,10 +65,12 @@ func randomRequest(data []byte) *Request {
 		req.Clusters = append(req.Clusters, c)
 		flags := src.next()
 		if flags&1 != 0 {
-			req.Targets = append(req.Targets, TargetCluster{Name: c.Name, Replicas: int32(src.intn(10))})
-		}
-		if flags&2 != 0 {
-			req.Failed = append(req.Failed, c.Name)
+			t := eviction.TargetCluster{Name: c.Name, Replicas: int32(src.intn(10))}
+			if flags&2 != 0 {
+				req.Evicted = append(req.Evicted, t)
+			} else {
+				req.Targets = append(req.Targets, t)
+			}
 		}
 		if flags&4 != 0 {
 			req.Workload.EvictionTasks = append(req.Workload.EvictionTasks, eviction.GracefulEvictionTask{FromCluster: c.Name})
@@ -86,7 +89,8 @@ func randomRequest(data []byte) *Request {
 		}
 		req.Scores[c.Name] = int64(src.intn(3))
 	}
-	req.Workload.History = HistoryRecords{History: history, BlockPredecessorSeconds: ptr.To[int32](int32(src.intn(700)))}
+	req.Workload.History = history
+	req.Workload.BlockPredecessorSeconds = ptr.To[int32](int32(src.intn(700)))
 	req.Workload.Suspension = SuspensionFunc(func(c string) bool { return suspended[c] })
 	if src.intn(2) == 0 {
 		req.Spread = &SpreadConstraint{MinGroups: int32(src.intn(4)), MaxGroups: int32(src.intn(6))}
@@ -110,12 +114,12 @@ func FuzzReplace(f *testing.F) {
 		}
 		suspended := req.Workload.Suspension
 		failed := map[string]bool{}
-		for _, f := range req.Failed {
-			failed[f] = true
+		for _, f := range req.Evicted {
+			failed[f.Name] = true
 		}
 		before := map[string]int32{}
 		var keptTotal int64
-		for _, tc := range req.Targets {
+		for _, tc := range append(slices.Clone(req.Targets), req.Evicted...) {
 			before[tc.Name] = tc.Replicas
 			if !failed[tc.Name] || suspended.DispatchSuspended(tc.Name) {
 				keptTotal += int64(tc.Replicas)
@@ -135,7 +139,7 @@ func FuzzReplace(f *testing.F) {
 		}
 		if !plan.Changed {
 			if !equalTargets(before, after) {
-				t.Fatalf("unchanged plan with different targets: %v -> %v", req.Targets, plan.Targets)
+				t.Fatalf("unchanged plan with different targets: %v + %v -> %v", req.Targets, req.Evicted, plan.Targets)
 			}
 			return
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetover/fleetover/eviction"
 )
 
 // ReplicaSchedulingType is how a workload's replicas spread over clusters.
@@ -54,10 +56,12 @@ const (
 	// ReasonSpreadConstraint: a cluster was added or dropped to keep the
 	// number of clusters within the spread constraint.
 	ReasonSpreadConstraint = "SpreadConstraint"
-	// ReasonNothingFailed: no target is in Request.Failed.
+	// ReasonNothingFailed: Request.Evicted is empty.
 	ReasonNothingFailed = "NothingFailed"
 	// ReasonInsufficientCandidates: too few feasible clusters to replace the
-	// failed ones; the placement is left as it was.
+	// evicted ones; the eviction stands and nothing new is placed (an
+	// old copy whose workload has no target left is kept by the eviction
+	// assessment, never deleted).
 	ReasonInsufficientCandidates = "InsufficientCandidates"
 	// ReasonFailoverPaused: every failed cluster has its dispatching
 	// suspended, which pauses their failover.
@@ -75,13 +79,6 @@ type SpreadConstraint struct {
 	MaxGroups int32 `json:"maxGroups,omitempty"`
 }
 
-// TargetCluster is one cluster of a placement and its replicas (for a
-// Duplicated workload, the replicas every cluster runs).
-type TargetCluster struct {
-	Name     string `json:"name"`
-	Replicas int32  `json:"replicas,omitempty"`
-}
-
 // Request describes a failover re-placement.
 type Request struct {
 	// Workload is the workload's filter view; its Placement is ignored and
@@ -89,11 +86,13 @@ type Request struct {
 	Workload *Workload
 	// Type is Duplicated or Divided.
 	Type ReplicaSchedulingType
-	// Targets is the current placement.
-	Targets []TargetCluster
-	// Failed lists the clusters the workload must leave. Names that are not
-	// targets are ignored.
-	Failed []string
+	// Targets is the placement the workload keeps: eviction.Evict's
+	// EvictResult.Targets as it is.
+	Targets []eviction.TargetCluster
+	// Evicted are the placement entries the workload left, with the
+	// replicas they held: EvictResult.Evicted as it is. Replace makes up
+	// for them; none means nothing failed.
+	Evicted []eviction.TargetCluster
 	// Clusters is the fleet: every cluster that could be a target.
 	Clusters []Cluster
 	// Filters decide feasibility; nil means DefaultFilters(). Add
@@ -131,41 +130,46 @@ type Move struct {
 // Plan is the outcome of Replace.
 type Plan struct {
 	// Targets is the new placement, sorted by name.
-	Targets []TargetCluster
+	Targets []eviction.TargetCluster
 	// Moves says what moved where and why, sources in name order.
 	Moves []Move
-	// Held lists the failed clusters that stay because dispatching to them is
-	// suspended: their failover is paused until the resume.
+	// Held lists the evicted clusters that stay because dispatching to them
+	// is suspended: their failover is paused until the resume, so they are
+	// back in Targets and the caller should not persist their eviction.
 	Held []string
 	// Unplaced counts Divided replicas no feasible cluster could take.
 	Unplaced int32
-	// Changed reports whether Targets differs from the request's.
+	// Changed reports whether Targets differs from the placement before the
+	// eviction (the request's Targets plus Evicted).
 	Changed bool
-	// Reason says why nothing changed, when Changed is false.
+	// Reason says why nothing was added: NothingFailed, FailoverPaused or
+	// InsufficientCandidates.
 	Reason string
 	// Filtered is the filter run over Request.Clusters; its RetryAt tells
 	// when a rejected cluster may become feasible.
 	Filtered Result
 }
 
-// Replace re-places a workload after some of its clusters failed. It keeps
-// every cluster that did not fail, untouched, and:
+// Replace re-places a workload after it was evicted from some clusters
+// (Request.Evicted). It keeps every target, untouched, and:
 //
-//   - Duplicated: replaces each failed cluster by one feasible candidate
+//   - Duplicated: replaces each evicted cluster by one feasible candidate
 //     (score, then name), keeping the number of clusters within Spread. When
-//     there are fewer candidates than clusters to replace it changes nothing
-//     (Reason InsufficientCandidates).
-//   - Divided: keeps the replicas on the clusters that did not fail and
-//     shares the missing ones (Replicas minus what they hold) among the
-//     feasible clusters, those already in the placement included, by
-//     Division. A cluster's AvailableReplicas, when known, caps what it
-//     takes; what fits nowhere is Unplaced. When nothing fits anywhere it
-//     changes nothing.
+//     there are fewer candidates than clusters to replace it adds none
+//     (Reason InsufficientCandidates): the targets are Request.Targets.
+//   - Divided: keeps the replicas on the targets and shares the missing
+//     ones (Replicas minus what the targets hold) among the feasible
+//     clusters, targets included, by Division. A cluster's
+//     AvailableReplicas, when known, caps what it takes; what fits nowhere
+//     is Unplaced. When nothing fits anywhere it adds none (Reason
+//     InsufficientCandidates).
 //
-// A failed cluster whose dispatching is suspended (Workload.Suspension) is
-// kept with its replicas and listed in Held: failover is paused there. No
-// suspended cluster receives new replicas. Failed clusters are never
-// candidates.
+// An evicted cluster whose dispatching is suspended (Workload.Suspension)
+// is kept with its replicas and listed in Held: failover is paused there.
+// No suspended cluster receives new replicas. Evicted clusters are never
+// candidates. With nothing evicted the placement stays as it is (Reason
+// NothingFailed), so the result of an eviction that changed nothing can be
+// passed on unchecked.
 func Replace(req *Request) (Plan, error) {
 	if err := validateRequest(req); err != nil {
 		return Plan{}, err
@@ -174,25 +178,24 @@ func Replace(req *Request) (Plan, error) {
 	if req.Workload != nil {
 		w = *req.Workload
 	}
-	w.Placement = make([]string, len(req.Targets))
-	for i, t := range req.Targets {
+	before := make([]eviction.TargetCluster, 0, len(req.Targets)+len(req.Evicted))
+	before = append(append(before, req.Targets...), req.Evicted...)
+	w.Placement = make([]string, len(before))
+	for i, t := range before {
 		w.Placement[i] = t.Name
 	}
-	failed := make(map[string]struct{}, len(req.Failed))
-	for _, f := range req.Failed {
-		failed[f] = struct{}{}
+	failed := make(map[string]struct{}, len(req.Evicted))
+	for _, f := range req.Evicted {
+		failed[f.Name] = struct{}{}
 	}
-	var kept, lost []TargetCluster
+	kept := slices.Clone(req.Targets)
+	var lost []eviction.TargetCluster
 	var held []string
-	for _, t := range req.Targets {
-		_, isFailed := failed[t.Name]
-		switch {
-		case !isFailed:
-			kept = append(kept, t)
-		case w.suspended(t.Name):
+	for _, t := range req.Evicted {
+		if w.suspended(t.Name) {
 			kept = append(kept, t)
 			held = append(held, t.Name)
-		default:
+		} else {
 			lost = append(lost, t)
 		}
 	}
@@ -205,7 +208,7 @@ func Replace(req *Request) (Plan, error) {
 	}
 	plan := Plan{Held: held, Filtered: RunFilters(&w, req.Clusters, filters...)}
 	if len(lost) == 0 {
-		plan.Targets = sortedTargets(req.Targets)
+		plan.Targets = sortedTargets(kept)
 		plan.Reason = ReasonNothingFailed
 		if len(held) > 0 {
 			plan.Reason = ReasonFailoverPaused
@@ -220,7 +223,7 @@ func Replace(req *Request) (Plan, error) {
 	return plan, nil
 }
 
-func replaceDuplicated(req *Request, w *Workload, kept, lost []TargetCluster, failed map[string]struct{}, plan *Plan) {
+func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, plan *Plan) {
 	want := int32(len(kept) + len(lost))
 	if req.Spread != nil {
 		if req.Spread.MaxGroups > 0 && want > req.Spread.MaxGroups {
@@ -233,8 +236,9 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []TargetCluster, fa
 	needed := max(int(want)-len(kept), 0)
 	candidates := candidateClusters(req, w, &plan.Filtered, failed, false)
 	if len(candidates) < needed {
-		plan.Targets = sortedTargets(req.Targets)
+		plan.Targets = sortedTargets(kept)
 		plan.Reason = ReasonInsufficientCandidates
+		plan.Changed = true
 		return
 	}
 	chosen := candidates[:needed]
@@ -251,7 +255,7 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []TargetCluster, fa
 		}
 		if i < len(chosen) {
 			m.To = chosen[i].Name
-			targets = append(targets, TargetCluster{Name: m.To, Replicas: m.Replicas})
+			targets = append(targets, eviction.TargetCluster{Name: m.To, Replicas: m.Replicas})
 		} else {
 			m.Reason = ReasonSpreadConstraint
 		}
@@ -272,7 +276,7 @@ type slot struct {
 	placed bool  // already in the placement
 }
 
-func replaceDivided(req *Request, w *Workload, kept, lost []TargetCluster, failed map[string]struct{}, plan *Plan) {
+func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, plan *Plan) {
 	var assigned, lostReplicas int64
 	for _, t := range kept {
 		assigned += int64(t.Replicas)
@@ -301,9 +305,10 @@ func replaceDivided(req *Request, w *Workload, kept, lost []TargetCluster, faile
 		placed = divideByWeight(missing, slots)
 	}
 	if placed == 0 {
-		plan.Targets = sortedTargets(req.Targets)
+		plan.Targets = sortedTargets(kept)
 		plan.Reason = ReasonInsufficientCandidates
 		plan.Unplaced = int32(missing)
+		plan.Changed = true
 		return
 	}
 	plan.Unplaced = int32(missing - placed)
@@ -321,9 +326,9 @@ func replaceDivided(req *Request, w *Workload, kept, lost []TargetCluster, faile
 	for _, s := range receivers {
 		byName[s.name] += int32(s.got)
 	}
-	targets := make([]TargetCluster, 0, len(byName))
+	targets := make([]eviction.TargetCluster, 0, len(byName))
 	for name, n := range byName {
-		targets = append(targets, TargetCluster{Name: name, Replicas: n})
+		targets = append(targets, eviction.TargetCluster{Name: name, Replicas: n})
 	}
 	slices.SortFunc(targets, byTargetName)
 	slices.SortFunc(receivers, func(a, b slot) int { return strings.Compare(a.name, b.name) })
@@ -334,7 +339,7 @@ func replaceDivided(req *Request, w *Workload, kept, lost []TargetCluster, faile
 
 // divisionMoves pairs the sources (lost clusters in name order, then any
 // shortfall) with the receivers in name order.
-func divisionMoves(lost []TargetCluster, shortfall int64, receivers []slot) []Move {
+func divisionMoves(lost []eviction.TargetCluster, shortfall int64, receivers []slot) []Move {
 	type source struct {
 		from   string
 		n      int64
@@ -508,9 +513,9 @@ func (s *slot) give(n int64) int64 {
 	return n
 }
 
-func byTargetName(a, b TargetCluster) int { return strings.Compare(a.Name, b.Name) }
+func byTargetName(a, b eviction.TargetCluster) int { return strings.Compare(a.Name, b.Name) }
 
-func sortedTargets(t []TargetCluster) []TargetCluster {
+func sortedTargets(t []eviction.TargetCluster) []eviction.TargetCluster {
 	out := slices.Clone(t)
 	slices.SortFunc(out, byTargetName)
 	return out
@@ -533,18 +538,23 @@ func validateRequest(req *Request) error {
 	if req.Replicas < 0 {
 		return invalid(field.Invalid(field.NewPath("replicas"), req.Replicas, "must be non-negative"))
 	}
-	seen := make(map[string]struct{}, len(req.Targets))
-	for i, t := range req.Targets {
-		p := field.NewPath("targets").Index(i)
-		if t.Name == "" {
-			return invalid(field.Required(p.Child("name"), "target cluster needs a name"))
-		}
-		if _, dup := seen[t.Name]; dup {
-			return invalid(field.Duplicate(p.Child("name"), t.Name))
-		}
-		seen[t.Name] = struct{}{}
-		if t.Replicas < 0 {
-			return invalid(field.Invalid(p.Child("replicas"), t.Replicas, "must be non-negative"))
+	seen := make(map[string]struct{}, len(req.Targets)+len(req.Evicted))
+	for _, list := range []struct {
+		path    *field.Path
+		entries []eviction.TargetCluster
+	}{{field.NewPath("targets"), req.Targets}, {field.NewPath("evicted"), req.Evicted}} {
+		for i, t := range list.entries {
+			p := list.path.Index(i)
+			if t.Name == "" {
+				return invalid(field.Required(p.Child("name"), "target cluster needs a name"))
+			}
+			if _, dup := seen[t.Name]; dup {
+				return invalid(field.Duplicate(p.Child("name"), t.Name))
+			}
+			seen[t.Name] = struct{}{}
+			if t.Replicas < 0 {
+				return invalid(field.Invalid(p.Child("replicas"), t.Replicas, "must be non-negative"))
+			}
 		}
 	}
 	seen = make(map[string]struct{}, len(req.Clusters))

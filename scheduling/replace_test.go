@@ -31,8 +31,8 @@ func seedDuplicated() *Request {
 	return &Request{
 		Workload: &Workload{Name: "default/nginx"},
 		Type:     Duplicated,
-		Targets:  []TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}},
-		Failed:   []string{"member2"},
+		Targets:  keptAfter([]eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}}, "member2"),
+		Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}}, "member2"),
 		Clusters: fleet,
 		Filters:  append(DefaultFilters(), ClusterNames("member1", "member2", "member3", "member5")),
 		Spread:   &SpreadConstraint{MinGroups: 2, MaxGroups: 2},
@@ -46,7 +46,7 @@ func TestDuplicatedSeedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member3", Replicas: 2}}
+	want := []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member3", Replicas: 2}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("targets (-want +got):\n%s", diff)
 	}
@@ -66,7 +66,7 @@ func TestDuplicatedSeedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member5", Replicas: 2}}
+	want = []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member5", Replicas: 2}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("with scores (-want +got):\n%s", diff)
 	}
@@ -79,7 +79,8 @@ func TestDuplicatedSeedExample(t *testing.T) {
 
 func TestDuplicatedTooFewCandidatesChangesNothing(t *testing.T) {
 	req := seedDuplicated()
-	req.Failed = []string{"member1", "member2"}
+	placed := []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}}
+	req.Targets, req.Evicted = keptAfter(placed, "member1", "member2"), evictedFrom(placed, "member1", "member2")
 	// Candidates are member3 and member5: two, enough for two failures.
 	plan, err := Replace(req)
 	if err != nil || !plan.Changed || len(plan.Targets) != 2 {
@@ -87,16 +88,20 @@ func TestDuplicatedTooFewCandidatesChangesNothing(t *testing.T) {
 	}
 	// member5 was evicted from recently: one candidate left for two failures.
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	req.Workload = &Workload{Now: now, History: HistoryRecords{
-		History:                 []eviction.EvictionHistoryEntry{{ClusterName: "member5", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
+	req.Workload = &Workload{
+		Now:                     now,
+		History:                 eviction.EvictionHistory{{ClusterName: "member5", CreationTimestamp: metav1.NewTime(now.Add(-10 * time.Second))}},
 		BlockPredecessorSeconds: ptr.To[int32](600),
-	}}
+	}
 	plan, err = Replace(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Changed || plan.Reason != ReasonInsufficientCandidates || plan.Moves != nil {
-		t.Errorf("plan = %+v, want no change for lack of candidates", plan)
+	// The eviction stands and no replacement is added: the old copies stay
+	// with their eviction tasks, which the assessment keeps while the
+	// workload has no target.
+	if plan.Reason != ReasonInsufficientCandidates || plan.Moves != nil || len(plan.Targets) != 0 {
+		t.Errorf("plan = %+v, want no replacement for lack of candidates", plan)
 	}
 	if diff := cmp.Diff(sortedTargets(req.Targets), plan.Targets); diff != "" {
 		t.Errorf("targets changed (-want +got):\n%s", diff)
@@ -110,8 +115,8 @@ func TestDuplicatedSpreadBounds(t *testing.T) {
 	base := func() *Request {
 		return &Request{
 			Type:     Duplicated,
-			Targets:  []TargetCluster{{Name: "a"}, {Name: "b"}, {Name: "c"}},
-			Failed:   []string{"b", "c"},
+			Targets:  keptAfter([]eviction.TargetCluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}, "b", "c"),
+			Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "a"}, {Name: "b"}, {Name: "c"}}, "b", "c"),
 			Clusters: fleetOf("a", "b", "c", "d", "e", "f"),
 			Replicas: 1,
 		}
@@ -139,7 +144,7 @@ func TestDuplicatedSpreadBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTargets := []TargetCluster{{Name: "a"}, {Name: "d", Replicas: 1}, {Name: "e", Replicas: 1}, {Name: "f", Replicas: 1}}
+	wantTargets := []eviction.TargetCluster{{Name: "a"}, {Name: "d", Replicas: 1}, {Name: "e", Replicas: 1}, {Name: "f", Replicas: 1}}
 	if diff := cmp.Diff(wantTargets, plan.Targets); diff != "" {
 		t.Errorf("minGroups 4 (-want +got):\n%s", diff)
 	}
@@ -168,7 +173,7 @@ func TestDuplicatedNeverPicksEvictingOrSuspendedCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Changed || plan.Reason != ReasonInsufficientCandidates {
+	if plan.Reason != ReasonInsufficientCandidates || plan.Moves != nil || !cmp.Equal(plan.Targets, req.Targets) {
 		t.Errorf("plan = %+v, want no candidate", plan)
 	}
 }
@@ -178,8 +183,8 @@ func TestDuplicatedNeverPicksEvictingOrSuspendedCluster(t *testing.T) {
 func seedDivided() *Request {
 	return &Request{
 		Type:          Divided,
-		Targets:       []TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}},
-		Failed:        []string{"member1"},
+		Targets:       keptAfter([]eviction.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}}, "member1"),
+		Evicted:       evictedFrom([]eviction.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}}, "member1"),
 		Clusters:      fleetOf("member1", "member2"),
 		Filters:       append(DefaultFilters(), ClusterNames("member1", "member2")),
 		Replicas:      3,
@@ -192,7 +197,7 @@ func TestDividedSeedExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]TargetCluster{{Name: "member2", Replicas: 3}}, plan.Targets); diff != "" {
+	if diff := cmp.Diff([]eviction.TargetCluster{{Name: "member2", Replicas: 3}}, plan.Targets); diff != "" {
 		t.Errorf("targets (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]Move{{From: "member1", To: "member2", Replicas: 1, Reason: ReasonClusterFailed}}, plan.Moves); diff != "" {
@@ -207,8 +212,8 @@ func TestDividedStaticWeights(t *testing.T) {
 	// 10 replicas over a:5 b:3 c:2; a fails: its 5 go to b and c by 3:2.
 	req := &Request{
 		Type:          Divided,
-		Targets:       []TargetCluster{{Name: "a", Replicas: 5}, {Name: "b", Replicas: 3}, {Name: "c", Replicas: 2}},
-		Failed:        []string{"a"},
+		Targets:       keptAfter([]eviction.TargetCluster{{Name: "a", Replicas: 5}, {Name: "b", Replicas: 3}, {Name: "c", Replicas: 2}}, "a"),
+		Evicted:       evictedFrom([]eviction.TargetCluster{{Name: "a", Replicas: 5}, {Name: "b", Replicas: 3}, {Name: "c", Replicas: 2}}, "a"),
 		Clusters:      fleetOf("a", "b", "c", "d"),
 		Replicas:      10,
 		StaticWeights: map[string]int64{"a": 5, "b": 3, "c": 2},
@@ -217,7 +222,7 @@ func TestDividedStaticWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TargetCluster{{Name: "b", Replicas: 6}, {Name: "c", Replicas: 4}}
+	want := []eviction.TargetCluster{{Name: "b", Replicas: 6}, {Name: "c", Replicas: 4}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -231,8 +236,8 @@ func TestDividedTieBreak(t *testing.T) {
 	// One replica, equal weights: the highest score takes it, then the first name.
 	req := &Request{
 		Type:     Divided,
-		Targets:  []TargetCluster{{Name: "x", Replicas: 1}},
-		Failed:   []string{"x"},
+		Targets:  keptAfter([]eviction.TargetCluster{{Name: "x", Replicas: 1}}, "x"),
+		Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "x", Replicas: 1}}, "x"),
 		Clusters: fleetOf("x", "c", "b", "a"),
 		Replicas: 1,
 	}
@@ -254,8 +259,8 @@ func TestDividedByAvailableReplicas(t *testing.T) {
 	// d's capacity is unknown: it gets nothing by dynamic weight.
 	req := &Request{
 		Type:     Divided,
-		Targets:  []TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 1}},
-		Failed:   []string{"a"},
+		Targets:  keptAfter([]eviction.TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 1}}, "a"),
+		Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 1}}, "a"),
 		Clusters: fleet,
 		Replicas: 5,
 		Division: DivideByAvailableReplicas,
@@ -264,7 +269,7 @@ func TestDividedByAvailableReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TargetCluster{{Name: "b", Replicas: 4}, {Name: "c", Replicas: 1}}
+	want := []eviction.TargetCluster{{Name: "b", Replicas: 4}, {Name: "c", Replicas: 1}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -276,8 +281,8 @@ func TestDividedCapacityCapsAndUnplaced(t *testing.T) {
 	fleet[2].AvailableReplicas = ptr.To[int32](2)
 	req := &Request{
 		Type:          Divided,
-		Targets:       []TargetCluster{{Name: "a", Replicas: 6}},
-		Failed:        []string{"a"},
+		Targets:       keptAfter([]eviction.TargetCluster{{Name: "a", Replicas: 6}}, "a"),
+		Evicted:       evictedFrom([]eviction.TargetCluster{{Name: "a", Replicas: 6}}, "a"),
 		Clusters:      fleet,
 		Replicas:      6,
 		StaticWeights: map[string]int64{"b": 5, "c": 1},
@@ -286,7 +291,7 @@ func TestDividedCapacityCapsAndUnplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TargetCluster{{Name: "b", Replicas: 1}, {Name: "c", Replicas: 2}}
+	want := []eviction.TargetCluster{{Name: "b", Replicas: 1}, {Name: "c", Replicas: 2}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -305,8 +310,8 @@ func TestDividedAggregated(t *testing.T) {
 	fleet[1].AvailableReplicas = ptr.To[int32](1)
 	req := &Request{
 		Type:     Divided,
-		Targets:  []TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 1}},
-		Failed:   []string{"a"},
+		Targets:  keptAfter([]eviction.TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 1}}, "a"),
+		Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "a", Replicas: 4}, {Name: "b", Replicas: 1}}, "a"),
 		Clusters: fleet,
 		Replicas: 5,
 		Division: DivideAggregated,
@@ -316,20 +321,20 @@ func TestDividedAggregated(t *testing.T) {
 		t.Fatal(err)
 	}
 	// b is already placed: it fills first (room 1), then c, the largest room.
-	want := []TargetCluster{{Name: "b", Replicas: 2}, {Name: "c", Replicas: 3}}
+	want := []eviction.TargetCluster{{Name: "b", Replicas: 2}, {Name: "c", Replicas: 3}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
-func TestDividedNoCandidateChangesNothing(t *testing.T) {
+func TestDividedNoCandidateAddsNothing(t *testing.T) {
 	req := seedDivided()
 	req.Clusters[1].Taints = []corev1.Taint{notReadyNoExecute}
 	plan, err := Replace(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plan.Changed || plan.Reason != ReasonInsufficientCandidates || plan.Unplaced != 1 {
+	if plan.Reason != ReasonInsufficientCandidates || plan.Unplaced != 1 || plan.Moves != nil {
 		t.Errorf("plan = %+v", plan)
 	}
 	if diff := cmp.Diff(sortedTargets(req.Targets), plan.Targets); diff != "" {
@@ -353,8 +358,8 @@ func TestDividedSuspension(t *testing.T) {
 	// new ones; member1 takes them.
 	req = &Request{
 		Type:     Divided,
-		Targets:  []TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}, {Name: "member3", Replicas: 3}},
-		Failed:   []string{"member3"},
+		Targets:  keptAfter([]eviction.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}, {Name: "member3", Replicas: 3}}, "member3"),
+		Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}, {Name: "member3", Replicas: 3}}, "member3"),
 		Clusters: fleetOf("member1", "member2", "member3"),
 		Replicas: 6,
 		Workload: &Workload{Suspension: SuspensionFunc(func(c string) bool { return c == "member2" })},
@@ -363,7 +368,7 @@ func TestDividedSuspension(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TargetCluster{{Name: "member1", Replicas: 4}, {Name: "member2", Replicas: 2}}
+	want := []eviction.TargetCluster{{Name: "member1", Replicas: 4}, {Name: "member2", Replicas: 2}}
 	if diff := cmp.Diff(want, plan.Targets); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -372,8 +377,8 @@ func TestDividedSuspension(t *testing.T) {
 func TestDividedShortfallAndSurplus(t *testing.T) {
 	req := &Request{
 		Type:     Divided,
-		Targets:  []TargetCluster{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 1}},
-		Failed:   []string{"a"},
+		Targets:  keptAfter([]eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 1}}, "a"),
+		Evicted:  evictedFrom([]eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 1}}, "a"),
 		Clusters: fleetOf("a", "b"),
 		Replicas: 4,
 	}
@@ -384,7 +389,7 @@ func TestDividedShortfallAndSurplus(t *testing.T) {
 	}
 	req.Replicas = 1
 	plan, _ = Replace(req)
-	if diff := cmp.Diff([]TargetCluster{{Name: "b", Replicas: 1}}, plan.Targets); diff != "" {
+	if diff := cmp.Diff([]eviction.TargetCluster{{Name: "b", Replicas: 1}}, plan.Targets); diff != "" {
 		t.Errorf("surplus (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]Move{{From: "a", Replicas: 1, Reason: ReasonClusterFailed}}, plan.Moves); diff != "" {
@@ -394,7 +399,7 @@ func TestDividedShortfallAndSurplus(t *testing.T) {
 
 func TestReplaceNothingFailed(t *testing.T) {
 	req := seedDivided()
-	req.Failed = []string{"member9"}
+	req.Targets, req.Evicted = append(req.Targets, req.Evicted...), nil
 	plan, err := Replace(req)
 	if err != nil || plan.Changed || plan.Reason != ReasonNothingFailed {
 		t.Errorf("plan = %+v, err = %v", plan, err)
@@ -403,14 +408,15 @@ func TestReplaceNothingFailed(t *testing.T) {
 
 func TestReplaceDoesNotModifyInputs(t *testing.T) {
 	req := seedDuplicated()
-	req.Targets = []TargetCluster{{Name: "member2", Replicas: 2}, {Name: "member1", Replicas: 2}}
+	req.Targets = []eviction.TargetCluster{{Name: "member3", Replicas: 2}, {Name: "member1", Replicas: 2}}
 	req.Workload.Placement = []string{"stale"}
 	before := *req
-	beforeTargets := append([]TargetCluster(nil), req.Targets...)
+	beforeTargets := append([]eviction.TargetCluster(nil), req.Targets...)
+	beforeEvicted := append([]eviction.TargetCluster(nil), req.Evicted...)
 	if _, err := Replace(req); err != nil {
 		t.Fatal(err)
 	}
-	if !cmp.Equal(beforeTargets, req.Targets) || !cmp.Equal(req.Workload.Placement, []string{"stale"}) || req.Type != before.Type {
+	if !cmp.Equal(beforeTargets, req.Targets) || !cmp.Equal(beforeEvicted, req.Evicted) || !cmp.Equal(req.Workload.Placement, []string{"stale"}) || req.Type != before.Type {
 		t.Errorf("request modified: %+v", req)
 	}
 }
@@ -424,9 +430,12 @@ func TestReplaceInvalidRequests(t *testing.T) {
 		{"type", func(r *Request) { r.Type = "Spread" }, "type"},
 		{"division", func(r *Request) { r.Division = "Random" }, "division"},
 		{"replicas", func(r *Request) { r.Replicas = -1 }, "replicas"},
-		{"target name", func(r *Request) { r.Targets[1].Name = "" }, "targets[1].name"},
-		{"duplicate target", func(r *Request) { r.Targets[1].Name = "member1" }, "targets[1].name"},
+		{"target name", func(r *Request) { r.Targets[0].Name = "" }, "targets[0].name"},
+		{"evicted name", func(r *Request) { r.Evicted[0].Name = "" }, "evicted[0].name"},
+		{"evicted again a target", func(r *Request) { r.Evicted[0].Name = r.Targets[0].Name }, "evicted[0].name"},
+		{"duplicate target", func(r *Request) { r.Targets = append(r.Targets, r.Targets[0]) }, "targets[1].name"},
 		{"target replicas", func(r *Request) { r.Targets[0].Replicas = -2 }, "targets[0].replicas"},
+		{"evicted replicas", func(r *Request) { r.Evicted[0].Replicas = -2 }, "evicted[0].replicas"},
 		{"duplicate cluster", func(r *Request) { r.Clusters = append(r.Clusters, Cluster{Name: "member1"}) }, "clusters[2].name"},
 		{"minGroups", func(r *Request) { r.Spread = &SpreadConstraint{MinGroups: -1} }, "spread.minGroups"},
 		{"maxGroups", func(r *Request) { r.Spread = &SpreadConstraint{MaxGroups: -1} }, "spread.maxGroups"},

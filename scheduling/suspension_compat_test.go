@@ -3,6 +3,7 @@ package scheduling_test
 import (
 	"testing"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/suspension"
 )
@@ -15,8 +16,8 @@ func TestSuspensionFromPolicy(t *testing.T) {
 	s := &suspension.Suspension{DispatchingOnClusters: &suspension.SuspendClusters{ClusterNames: []string{"member2"}}}
 	req := &scheduling.Request{
 		Type:     scheduling.Divided,
-		Targets:  []scheduling.TargetCluster{{Name: "member1", Replicas: 1}, {Name: "member2", Replicas: 2}},
-		Failed:   []string{"member1"},
+		Targets:  []eviction.TargetCluster{{Name: "member2", Replicas: 2}},
+		Evicted:  []eviction.TargetCluster{{Name: "member1", Replicas: 1}},
 		Clusters: []scheduling.Cluster{{Name: "member1"}, {Name: "member2"}, {Name: "member3"}},
 		Replicas: 3,
 		Workload: &scheduling.Workload{Suspension: s},
@@ -40,7 +41,7 @@ func TestSuspensionFromPolicy(t *testing.T) {
 	var none *suspension.Suspension
 	req.Workload.Suspension = none
 	plan, err = scheduling.Replace(req)
-	if err != nil || len(plan.Targets) != 1 || plan.Targets[0] != (scheduling.TargetCluster{Name: "member2", Replicas: 3}) {
+	if err != nil || len(plan.Targets) != 1 || plan.Targets[0] != (eviction.TargetCluster{Name: "member2", Replicas: 3}) {
 		t.Fatalf("nil suspension: %v %v", plan.Targets, err)
 	}
 }

@@ -21,24 +21,6 @@ type Cluster struct {
 	AvailableReplicas *int32
 }
 
-// EvictionHistory tells whether a workload is kept away from a cluster it was
-// evicted from. The eviction package keeps such a history; HistoryRecords is
-// a plain implementation over the records stored on a binding.
-type EvictionHistory interface {
-	// BlockedUntil reports whether the workload may not go to cluster at now.
-	// When blocked, until is when the block ends; a zero until means the
-	// block never ends.
-	BlockedUntil(cluster string, now time.Time) (until time.Time, blocked bool)
-}
-
-// EvictionHistoryFunc adapts a function to EvictionHistory.
-type EvictionHistoryFunc func(cluster string, now time.Time) (until time.Time, blocked bool)
-
-// BlockedUntil calls f.
-func (f EvictionHistoryFunc) BlockedUntil(cluster string, now time.Time) (time.Time, bool) {
-	return f(cluster, now)
-}
-
 // SuspensionChecker tells whether dispatching to a cluster is suspended.
 // *suspension.Suspension implements it (a nil one suspends nothing).
 type SuspensionChecker interface {
@@ -63,9 +45,13 @@ type Workload struct {
 	// EvictionTasks are the workload's graceful eviction tasks; a cluster
 	// being left is no target.
 	EvictionTasks []eviction.GracefulEvictionTask
-	// History, when set, keeps the workload away from clusters it was evicted
-	// from.
-	History EvictionHistory
+	// History is the workload's eviction history; it keeps the workload
+	// away from the clusters it was evicted from, by the rule of
+	// eviction.EvictionHistory.BlockedUntil.
+	History eviction.EvictionHistory
+	// BlockPredecessorSeconds is the policy's block window for History: nil
+	// means eviction.DefaultBlockPredecessorSeconds, 0 blocks for good.
+	BlockPredecessorSeconds *int32
 	// Suspension, when set, says which clusters dispatching is suspended to.
 	Suspension SuspensionChecker
 	// Now is the time decisions are made for.

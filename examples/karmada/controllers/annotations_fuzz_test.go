@@ -31,7 +31,7 @@ func FuzzPersistedStateAnnotations(f *testing.F) {
 		det, err := failover.DetectApplicationFailure(failover.DetectorInput{
 			Policy:   &failover.ApplicationFailoverBehavior{DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr.To[int32](30)}},
 			Clusters: targetNames(rb),
-			Health:   []failover.WorkloadHealth{{ClusterName: "m1", Health: "Unhealthy", CollectedSince: metav1.NewTime(now)}},
+			Health:   []failover.ObservedHealth{{ClusterName: "m1", Status: "Unhealthy", CollectedSince: metav1.NewTime(now)}},
 			Records:  decodeRecords(rb),
 		}, now, failover.DetectorConfig{})
 		if err != nil {

@@ -50,17 +50,17 @@ func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, na
 
 // workloadHealth is the health view of the binding's aggregated status:
 // the collected health, or the registry's reading of the collected status.
-func (a *ApplicationFailoverController) workloadHealth(rb *workv1alpha2.ResourceBinding) []failover.WorkloadHealth {
-	out := make([]failover.WorkloadHealth, 0, len(rb.Status.AggregatedStatus))
+func (a *ApplicationFailoverController) workloadHealth(rb *workv1alpha2.ResourceBinding) []failover.ObservedHealth {
+	out := make([]failover.ObservedHealth, 0, len(rb.Status.AggregatedStatus))
 	for i := range rb.Status.AggregatedStatus {
 		item := &rb.Status.AggregatedStatus[i]
 		status := health.Status(item.Health)
 		if !status.IsValid() {
 			status = a.interpret(rb, item)
 		}
-		out = append(out, failover.WorkloadHealth{
+		out = append(out, failover.ObservedHealth{
 			ClusterName:    item.ClusterName,
-			Health:         status,
+			Status:         status,
 			CollectedSince: item.CreationTimestamp,
 			Settled:        item.Settled,
 		})

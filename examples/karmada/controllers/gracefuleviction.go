@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover/health"
 
 	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
@@ -37,18 +38,18 @@ func (g *GracefulEvictionController) SetupWithManager(mgr manager.Manager, name 
 // aggregatedHealth answers eviction's health question from the binding's
 // aggregated status.
 func aggregatedHealth(rb *workv1alpha2.ResourceBinding) eviction.HealthLookup {
-	return eviction.HealthLookupFunc(func(cluster string) eviction.WorkloadHealth {
+	return eviction.HealthLookupFunc(func(cluster string) health.Status {
 		for i := range rb.Status.AggregatedStatus {
 			item := &rb.Status.AggregatedStatus[i]
 			if item.ClusterName == cluster {
-				switch eviction.WorkloadHealth(item.Health) {
-				case eviction.WorkloadHealthy, eviction.WorkloadUnhealthy:
-					return eviction.WorkloadHealth(item.Health)
+				switch health.Status(item.Health) {
+				case health.Healthy, health.Unhealthy:
+					return health.Status(item.Health)
 				}
-				return eviction.WorkloadHealthUnknown
+				return health.Unknown
 			}
 		}
-		return eviction.WorkloadHealthUnknown
+		return health.Unknown
 	})
 }
 
@@ -70,9 +71,9 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 			Targets: targets,
 			// Tasks and targets live in spec, so every change to them
 			// bumps the generation the scheduler must have observed.
-			SchedulerObservedLatest: rb.Status.SchedulerObservedGeneration == rb.Generation,
-			Health:                  aggregatedHealth(rb),
-			Now:                     now,
+			SchedulerBehind: rb.Status.SchedulerObservedGeneration != rb.Generation,
+			Health:          aggregatedHealth(rb),
+			Now:             now,
 		}, g.Options)
 		if !assessment.Changed() {
 			return false
