@@ -17,7 +17,7 @@ func (e *Engine) failoverApplications() {
 			continue
 		}
 		clusters := make([]string, 0, len(w.targets))
-		hs := make([]failover.WorkloadHealth, 0, len(w.targets))
+		hs := make([]failover.ObservedHealth, 0, len(w.targets))
 		for _, t := range w.targets {
 			c := e.byName[t.Name]
 			// Failover is paused while dispatching to the cluster is
@@ -26,11 +26,11 @@ func (e *Engine) failoverApplications() {
 				continue
 			}
 			clusters = append(clusters, c.name)
-			wh := failover.WorkloadHealth{ClusterName: c.name, Health: health.Unknown}
+			wh := failover.ObservedHealth{ClusterName: c.name, Status: health.Unknown}
 			if cp := w.copies[c.idx]; cp != nil && !cp.deleting {
 				wh.CollectedSince, wh.Settled = metav1.NewTime(cp.firstCollected), cp.settled
 				if c.reachable() {
-					wh.Health = cp.health
+					wh.Status = cp.health
 				}
 			}
 			hs = append(hs, wh)

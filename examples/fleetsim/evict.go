@@ -35,7 +35,6 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		}
 		ev.PreservedLabelState = state
 	}
-	before := w.targets
 	res, err := eviction.Evict(w.targets, w.tasks, ev)
 	if err != nil {
 		e.tl.add(e, EvEvict, c.name, w.name(), "eviction rejected: "+err.Error())
@@ -53,7 +52,7 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		detail += ", preserved " + formatLabels(ev.PreservedLabelState)
 	}
 	e.tl.add(e, EvEvict, c.name, w.name(), detail)
-	e.replace(w, before, c.name)
+	e.replace(w, res)
 	return true
 }
 

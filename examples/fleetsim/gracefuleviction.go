@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover/health"
 )
 
 func (e *Engine) assessOptions() eviction.AssessOptions {
@@ -20,19 +21,18 @@ func (e *Engine) assess(w *workload) {
 	}
 	now := e.Now()
 	in := eviction.AssessInput{
-		Tasks:                   w.tasks,
-		Targets:                 w.targets,
-		SchedulerObservedLatest: true,
-		Health: eviction.HealthLookupFunc(func(cluster string) eviction.WorkloadHealth {
+		Tasks:   w.tasks,
+		Targets: w.targets,
+		Health: eviction.HealthLookupFunc(func(cluster string) health.Status {
 			c := e.byName[cluster]
 			if c == nil || !c.reachable() {
-				return eviction.WorkloadHealthUnknown
+				return health.Unknown
 			}
 			cp := w.copies[c.idx]
 			if cp == nil || cp.deleting {
-				return eviction.WorkloadHealthUnknown
+				return health.Unknown
 			}
-			return eviction.WorkloadHealth(cp.health)
+			return health.Status(cp.health)
 		}),
 		Now: now,
 	}

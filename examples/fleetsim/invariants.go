@@ -316,7 +316,7 @@ type shadowDetector struct {
 	inv          *invariants
 }
 
-func (s *shadowDetector) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.WorkloadHealth) (failover.Detection, error) {
+func (s *shadowDetector) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.ObservedHealth) (failover.Detection, error) {
 	got, err := s.live.Detect(binding, p, clusters, h)
 	want, _ := s.shadow.Detect(binding, p, clusters, h)
 	if evictedClusters(got) != evictedClusters(want) || !got.NextCheck.Equal(want.NextCheck) {

@@ -171,23 +171,14 @@ func (s *stateAdapter) Extract(w *workload, raw []byte, app bool) (map[string]st
 }
 
 func (s *stateAdapter) Inject(manifest *unstructured.Unstructured, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error) {
-	carriers := make([]preservation.Carrier, 0, len(tasks))
-	for i := range tasks {
-		t := &tasks[i]
-		c := preservation.Carrier{FromCluster: t.FromCluster, ClustersBeforeFailover: t.ClustersBeforeFailover, State: t.PreservedLabelState}
-		if t.CreationTimestamp != nil {
-			c.CreatedAt = t.CreationTimestamp.Time
-		}
-		carriers = append(carriers, c)
-	}
-	return s.injector.InjectFor(manifest, cluster, carriers)
+	return s.injector.InjectFor(manifest, cluster, tasks)
 }
 
 // detectorAdapter keeps failover's application-failover Detector and
 // persists its records as JSON across a restart.
 type detectorAdapter struct{ d failover.Detector }
 
-func (a *detectorAdapter) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.WorkloadHealth) (failover.Detection, error) {
+func (a *detectorAdapter) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.ObservedHealth) (failover.Detection, error) {
 	return a.d.Detect(binding, p, clusters, h)
 }
 

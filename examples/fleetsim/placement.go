@@ -3,29 +3,30 @@ package main
 import (
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/scheduling"
 )
 
-// historyView lets scheduling's EvictionHistory filter read a workload's
-// eviction history with the policy's block window.
-type historyView struct {
-	h       eviction.EvictionHistory
-	secs    *int32
-	blocked blockSeam
-}
-
-func (v historyView) BlockedUntil(cluster string, now time.Time) (time.Time, bool) {
-	if v.blocked != nil {
-		return time.Time{}, v.blocked(v.h, cluster, v.secs, now)
+// withHistorySeam returns fs, with scheduling's EvictionHistory filter
+// swapped for one over Library.Blocked when a test replaces the history rule.
+func (e *Engine) withHistorySeam(fs []scheduling.Filter) []scheduling.Filter {
+	if e.lib.Blocked == nil {
+		return fs
 	}
-	until, blocked, forever := v.h.BlockedUntil(cluster, v.secs, now)
-	if forever {
-		until = time.Time{}
+	out := slices.Clone(fs)
+	for i, f := range out {
+		if f.Name() != scheduling.FilterEvictionHistory {
+			continue
+		}
+		out[i] = scheduling.NamedFilter(scheduling.FilterEvictionHistory, func(w *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
+			if e.lib.Blocked(w.History, c.Name, w.BlockPredecessorSeconds, w.Now) {
+				return scheduling.Reject("the workload was evicted from this cluster recently")
+			}
+			return scheduling.Fit()
+		})
 	}
-	return until, blocked
+	return out
 }
 
 // placement is the simulated scheduler: scheduling's filters decide which
@@ -79,7 +80,7 @@ func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
 		}
 		p.views = append(p.views, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
 	}
-	scheduling.RunFiltersInto(&p.res, e.schedulingView(w), p.views, p.filters...)
+	scheduling.RunFiltersInto(&p.res, e.schedulingView(w), p.views, e.withHistorySeam(p.filters)...)
 	feasible := slices.Clone(p.res.Feasible)
 	kept := make([]string, 0, len(w.targets))
 	for _, t := range w.targets {
@@ -186,14 +187,15 @@ func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []
 	return res
 }
 
-// replace is the scheduler's failover re-placement after w left failed:
-// scheduling.Replace keeps the other clusters and replaces the failed one
-// among the feasible candidates. before is the placement w had.
-func (e *Engine) replace(w *workload, before []eviction.TargetCluster, failed string) {
+// replace is the scheduler's failover re-placement after an eviction:
+// scheduling.Replace takes eviction.Evict's result as it is, keeps the other
+// clusters and replaces the evicted one among the feasible candidates.
+func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 	req := &scheduling.Request{
 		Workload:      e.schedulingView(w),
 		Type:          scheduling.Duplicated,
-		Failed:        []string{failed},
+		Targets:       res.Targets,
+		Evicted:       res.Evicted,
 		Replicas:      w.spec.Replicas,
 		StaticWeights: w.weights,
 		Scores:        map[string]int64{},
@@ -202,11 +204,8 @@ func (e *Engine) replace(w *workload, before []eviction.TargetCluster, failed st
 		req.Type = scheduling.Divided
 	}
 	usedZones := map[string]bool{}
-	for _, t := range before {
-		req.Targets = append(req.Targets, scheduling.TargetCluster{Name: t.Name, Replicas: t.Replicas})
-		if t.Name != failed {
-			usedZones[e.byName[t.Name].zone] = true
-		}
+	for _, t := range res.Targets {
+		usedZones[e.byName[t.Name].zone] = true
 	}
 	for _, c := range e.clusters {
 		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
@@ -214,7 +213,7 @@ func (e *Engine) replace(w *workload, before []eviction.TargetCluster, failed st
 			req.Scores[c.name] = 1 // spread over zones first
 		}
 	}
-	req.Filters = scheduling.DefaultFilters()
+	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
 	if w.affinity != nil {
 		names := make([]string, 0, len(w.affinity))
 		for n := range w.affinity {
@@ -236,9 +235,6 @@ func (e *Engine) replace(w *workload, before []eviction.TargetCluster, failed st
 	}
 	next := make([]eviction.TargetCluster, 0, len(plan.Targets))
 	for _, t := range plan.Targets {
-		if t.Name == failed {
-			continue
-		}
 		r := t.Replicas
 		if !w.divided {
 			r = 0
@@ -251,11 +247,12 @@ func (e *Engine) replace(w *workload, before []eviction.TargetCluster, failed st
 // schedulingView is what scheduling's filters see of w.
 func (e *Engine) schedulingView(w *workload) *scheduling.Workload {
 	sw := &scheduling.Workload{
-		Name:          w.name(),
-		Tolerations:   w.tolerations,
-		EvictionTasks: w.tasks,
-		History:       historyView{h: w.history, secs: w.blockSecs, blocked: e.lib.Blocked},
-		Now:           e.Now(),
+		Name:                    w.name(),
+		Tolerations:             w.tolerations,
+		EvictionTasks:           w.tasks,
+		History:                 w.history,
+		BlockPredecessorSeconds: w.blockSecs,
+		Now:                     e.Now(),
 	}
 	if w.susp != nil {
 		sw.Suspension = w.susp

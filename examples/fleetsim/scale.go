@@ -14,6 +14,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/preservation"
 	"github.com/fleetover/fleetover/scheduling"
 )
@@ -198,7 +199,7 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 	var plan failover.ClusterFailoverPlan
 	var bindings []failover.ClusterBinding
 	var assessment eviction.Assessment
-	healthyView := eviction.HealthLookupFunc(func(string) eviction.WorkloadHealth { return eviction.WorkloadHealthy })
+	healthyView := eviction.HealthLookupFunc(func(string) health.Status { return health.Healthy })
 	for i := range f.failed {
 		if f.failed[i] {
 			res.Failed++
@@ -298,7 +299,7 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 				if len(f.tasks[b]) == 0 {
 					continue
 				}
-				in := eviction.AssessInput{Tasks: f.tasks[b], Targets: f.targets[b], SchedulerObservedLatest: true, Health: healthyView, Now: clk.Now()}
+				in := eviction.AssessInput{Tasks: f.tasks[b], Targets: f.targets[b], Health: healthyView, Now: clk.Now()}
 				eviction.AssessInto(&assessment, &in, &eviction.AssessOptions{})
 				res.Assessed++
 				if len(assessment.Removed) > 0 {

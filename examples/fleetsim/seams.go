@@ -55,7 +55,7 @@ type plannerSeam func(taints []corev1.Taint, bindings []failover.ClusterBinding,
 // workload's interpreted health on each target cluster, and keeps the
 // countdown records exportable across a restart.
 type appDetectorSeam interface {
-	Detect(binding string, policy *failover.ApplicationFailoverBehavior, clusters []string, health []failover.WorkloadHealth) (failover.Detection, error)
+	Detect(binding string, policy *failover.ApplicationFailoverBehavior, clusters []string, health []failover.ObservedHealth) (failover.Detection, error)
 	// Restore puts back a binding's records (after an eviction the pacer
 	// refused, so its countdown is not lost).
 	Restore(binding string, records []failover.WorkloadHealthRecord)

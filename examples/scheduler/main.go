@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/scheduling"
@@ -36,7 +37,7 @@ type myApp struct {
 	replicas int32
 	divided  bool
 	weights  map[string]int64
-	placed   []scheduling.TargetCluster
+	placed   []eviction.TargetCluster
 }
 
 func tell(out io.Writer) error {
@@ -100,16 +101,23 @@ func tell(out io.Writer) error {
 	// 4. Re-placement once the toleration ran out.
 	fmt.Fprintln(out, "4. re-placement (scheduling)")
 	apps := []myApp{
-		{name: "web", replicas: 3, placed: []scheduling.TargetCluster{{Name: "ams"}, {Name: "fra"}}},
+		{name: "web", replicas: 3, placed: []eviction.TargetCluster{{Name: "ams"}, {Name: "fra"}}},
 		{name: "api", replicas: 3, divided: true, weights: map[string]int64{"ams": 2, "fra": 1},
-			placed: []scheduling.TargetCluster{{Name: "ams", Replicas: 2}, {Name: "fra", Replicas: 1}}},
+			placed: []eviction.TargetCluster{{Name: "ams", Replicas: 2}, {Name: "fra", Replicas: 1}}},
 	}
 	for _, app := range apps {
+		// The eviction's result feeds the re-placement as it is.
+		evicted, err := eviction.Evict(app.placed, nil, eviction.Eviction{
+			Cluster: "fra", Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
+		})
+		if err != nil {
+			return err
+		}
 		req := &scheduling.Request{
-			Workload:      &scheduling.Workload{Name: app.name, Tolerations: tolerations, Now: later},
+			Workload:      &scheduling.Workload{Name: app.name, Tolerations: tolerations, EvictionTasks: evicted.Tasks, Now: later},
 			Type:          scheduling.Duplicated,
-			Targets:       app.placed,
-			Failed:        []string{"fra"},
+			Targets:       evicted.Targets,
+			Evicted:       evicted.Evicted,
 			Clusters:      views,
 			Filters:       append(scheduling.DefaultFilters(), scheduling.ClusterNames("ams", "fra", "par")),
 			Replicas:      app.replicas,
@@ -136,7 +144,7 @@ func tell(out io.Writer) error {
 	return nil
 }
 
-func targets(ts []scheduling.TargetCluster, divided bool) string {
+func targets(ts []eviction.TargetCluster, divided bool) string {
 	s := "["
 	for i, t := range ts {
 		if i > 0 {

@@ -227,7 +227,7 @@ func (f *fixture) setHealth(name string, items ...workv1alpha2.AggregatedStatusI
 }
 
 func healthItem(cluster, health string, status map[string]any) workv1alpha2.AggregatedStatusItem {
-	it := workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Status: health}
+	it := workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Health: health}
 	if status != nil {
 		raw, _ := json.Marshal(status)
 		it.Status = &runtime.RawExtension{Raw: raw}

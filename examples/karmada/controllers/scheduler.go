@@ -48,18 +48,6 @@ func blockSeconds(rb *workv1alpha2.ResourceBinding) *int32 {
 	return nil
 }
 
-// historyView adapts the binding's eviction history to the scheduling
-// filter's interface.
-type historyView struct {
-	history eviction.EvictionHistory
-	seconds *int32
-}
-
-func (h historyView) BlockedUntil(cluster string, now time.Time) (time.Time, bool) {
-	until, blocked, _ := h.history.BlockedUntil(cluster, h.seconds, now)
-	return until, blocked
-}
-
 // Reconcile re-places one binding when it lost clusters.
 func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	now := s.Clock.Now()
@@ -111,19 +99,28 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 			}
 		}
 		req.Workload = &scheduling.Workload{
-			Name:          client.ObjectKeyFromObject(rb).String(),
-			Tolerations:   failover.AddDefaultClusterTolerations(tolerations, s.DefaultTolerations),
-			EvictionTasks: rb.Spec.GracefulEvictionTasks,
-			History:       historyView{history: rb.Spec.ActiveEvictionHistory, seconds: blockSeconds(rb)},
-			Suspension:    rb.Spec.Suspension,
-			Now:           now,
+			Name:                    client.ObjectKeyFromObject(rb).String(),
+			Tolerations:             failover.AddDefaultClusterTolerations(tolerations, s.DefaultTolerations),
+			EvictionTasks:           rb.Spec.GracefulEvictionTasks,
+			History:                 rb.Spec.ActiveEvictionHistory,
+			BlockPredecessorSeconds: blockSeconds(rb),
+			Suspension:              rb.Spec.Suspension,
+			Now:                     now,
 		}
 		for _, tc := range rb.Spec.Clusters {
-			req.Targets = append(req.Targets, scheduling.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+			req.Targets = append(req.Targets, eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
 		}
+		// The taint manager and the application-failover controller ran
+		// eviction.Evict in their own reconciles; what they took out of
+		// the placement is what their tasks recorded.
 		for _, name := range failed {
-			req.Targets = append(req.Targets, scheduling.TargetCluster{Name: name, Replicas: rb.Spec.Replicas})
-			req.Failed = append(req.Failed, name)
+			replicas := rb.Spec.Replicas
+			for i := range rb.Spec.GracefulEvictionTasks {
+				if t := &rb.Spec.GracefulEvictionTasks[i]; t.FromCluster == name && t.Replicas != nil {
+					replicas = *t.Replicas
+				}
+			}
+			req.Evicted = append(req.Evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
 		}
 		p, err := scheduling.Replace(req)
 		if err != nil {

@@ -76,19 +76,7 @@ func NewStateInjector(enabled bool) StateInjector {
 		if len(tasks) == 0 {
 			return nil
 		}
-		carriers := make([]preservation.Carrier, len(tasks))
-		for i := range tasks {
-			t := &tasks[i]
-			carriers[i] = preservation.Carrier{
-				FromCluster:            t.FromCluster,
-				ClustersBeforeFailover: t.ClustersBeforeFailover,
-				State:                  t.PreservedLabelState,
-			}
-			if t.CreationTimestamp != nil {
-				carriers[i].CreatedAt = t.CreationTimestamp.Time
-			}
-		}
-		_, err := injector.InjectFor(manifest, cluster, carriers)
+		_, err := injector.InjectFor(manifest, cluster, tasks)
 		return err
 	}
 }
