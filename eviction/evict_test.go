@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,5 +165,45 @@ func TestEvictInvalid(t *testing.T) {
 	}
 	if ie.Errs[0].Field != "eviction.reason" || ie.Errs[1].Field != "eviction.gracePeriodSeconds" {
 		t.Fatalf("fields %q %q", ie.Errs[0].Field, ie.Errs[1].Field)
+	}
+}
+
+func TestEvictReportsEvictedAndChains(t *testing.T) {
+	targets := []TargetCluster{{Name: "a", Replicas: 1}, {Name: "b", Replicas: 2}, {Name: "c", Replicas: 3}}
+	ev := func(c string) Eviction {
+		return Eviction{Cluster: c, Producer: ProducerApplicationFailover, Reason: ReasonApplicationFailure}
+	}
+	res, err := Evict(targets, nil, ev("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Evicted) != 1 || res.Evicted[0] != (TargetCluster{Name: "b", Replicas: 2}) || !res.Changed() {
+		t.Fatalf("first eviction: evicted %v changed %v", res.Evicted, res.Changed())
+	}
+	res, err = res.Then(ev("c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Targets) != 1 || res.Targets[0].Name != "a" {
+		t.Fatalf("targets %v", res.Targets)
+	}
+	if len(res.Evicted) != 2 || res.Evicted[0].Name != "b" || res.Evicted[1].Name != "c" || res.Evicted[1].Replicas != 3 {
+		t.Fatalf("evicted %v", res.Evicted)
+	}
+	// Both tasks of the round name the placement before the first eviction.
+	for _, task := range res.Tasks {
+		if got := strings.Join(task.ClustersBeforeFailover, ","); got != "a,b,c" {
+			t.Fatalf("task %s: clustersBeforeFailover %s", task.FromCluster, got)
+		}
+	}
+	// A cluster that is not placed adds nothing and keeps what came before.
+	res, err = res.Then(ev("z"))
+	if err != nil || res.Outcome != EvictNotPlaced || len(res.Evicted) != 2 || !res.Changed() {
+		t.Fatalf("outcome %v evicted %v changed %v err %v", res.Outcome, res.Evicted, res.Changed(), err)
+	}
+	// Nothing placed, nothing changed, nothing evicted.
+	none, err := Evict(nil, nil, ev("z"))
+	if err != nil || none.Changed() || len(none.Evicted) != 0 {
+		t.Fatalf("empty: %+v %v", none, err)
 	}
 }

@@ -40,8 +40,8 @@ type ClusterTaintConfig struct {
 	NotReadyTaintKey string
 	// UnreachableTaintKey defaults to TaintKeyClusterUnreachable.
 	UnreachableTaintKey string
-	// NoExecuteAfterTimeout turns on the legacy mode of the failover design
-	// (seed 002): the health taint is also added with effect NoExecute once
+	// NoExecuteAfterTimeout turns on the failover overview's timed
+	// eviction: the health taint is also added with effect NoExecute once
 	// the Ready condition has been False or Unknown for EvictionTimeout. Off,
 	// the health taints are NoSchedule only and evictions come from
 	// NoExecute taints that users or Policies add.

@@ -32,12 +32,8 @@ func Example() {
 	plan := failover.ClusterFailoverPlanner{}.Plan(taints, bindings, now)
 	for _, e := range plan.Evict {
 		targets := []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}}
-		res, err := eviction.Evict(targets, nil, eviction.Eviction{
-			Cluster:   "member1",
-			Producer:  eviction.ProducerTaintManager,
-			Reason:    eviction.ReasonTaintUntolerated,
-			PurgeMode: e.PurgeMode,
-		})
+		// e.Eviction carries the resolved purge mode and grace period.
+		res, err := eviction.Evict(targets, nil, e.Eviction("member1"))
 		if err != nil {
 			panic(err)
 		}

@@ -121,7 +121,7 @@ func TestMarshalUsesCurrentSpelling(t *testing.T) {
 }
 
 func TestYAMLFromPolicy(t *testing.T) {
-	// The suspension block of seed 004's second example, in both spellings.
+	// The suspension block of the dispatch-suspension design's second example, in both spellings.
 	type spec struct {
 		Suspension *Suspension `json:"suspension,omitempty"`
 	}

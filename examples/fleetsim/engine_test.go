@@ -88,7 +88,7 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 		t.Errorf("restarts %d", sum.Stats.Restarts)
 	}
 
-	// Divided 1:2 moves all 6 replicas to west-1 (seed 002's example).
+	// Divided 1:2 moves all 6 replicas to west-1 (the failover overview's example).
 	api := e.wByName["api"]
 	if placementKey(api.targets) != "[west-1=6]" {
 		t.Errorf("api placement %s", placementKey(api.targets))

@@ -123,7 +123,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 		if rb.Spec.Failover != nil {
 			policy = rb.Spec.Failover.Application
 		}
-		// Failover is paused where dispatching is suspended (seed 004).
+		// Failover is paused where dispatching is suspended (dispatch suspension pauses failover).
 		clusters := make([]string, 0, len(rb.Spec.Clusters))
 		for _, name := range targetNames(rb) {
 			if !suspension.FailoverPaused(rb.Spec.Suspension, name) {

@@ -67,7 +67,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 	objects := make([]*workv1alpha2.ResourceBinding, 0, len(list.Items))
 	for i := range list.Items {
 		rb := &list.Items[i]
-		// Failover is paused where dispatching is suspended (seed 004).
+		// Failover is paused where dispatching is suspended (dispatch suspension pauses failover).
 		if suspension.FailoverPaused(rb.Spec.Suspension, cluster.Name) || !rb.DeletionTimestamp.IsZero() {
 			continue
 		}
