@@ -74,6 +74,9 @@ type AssessInput struct {
 	// Health reports the workload's health per cluster; nil means Unknown
 	// everywhere.
 	Health HealthLookup
+	// OldCopies reports what became of the old copies; Directly tasks are
+	// kept until theirs is confirmed gone. nil means nothing is confirmed.
+	OldCopies OldCopyLookup
 	// Now is the time of this assessment.
 	Now time.Time
 }
@@ -84,8 +87,10 @@ type RemovalReason string
 const (
 	// RemovedDeletionAllowed: SuppressDeletion was set to false.
 	RemovedDeletionAllowed RemovalReason = "DeletionAllowed"
-	// RemovedPurgedDirectly: PurgeDirectly removes the old copy at the
-	// first judgement.
+	// RemovedPurgedDirectly: under PurgeDirectly the old copy is confirmed
+	// gone and the new copy is running (every target reports Healthy) or
+	// has had the grace period to start; the task, which carried the
+	// preserved state and held the dispatch, is no longer needed.
 	RemovedPurgedDirectly RemovalReason = "PurgedDirectly"
 	// RemovedGracePeriodExpired: the task outlived its grace period.
 	RemovedGracePeriodExpired RemovalReason = "GracePeriodExpired"
@@ -184,8 +189,12 @@ func Assess(in AssessInput, opts AssessOptions) Assessment {
 //     mode or the age, unless EmptyTargetsAreHealthy.
 //  6. CancelOnRecovery and the copy on FromCluster reports Healthy again:
 //     removed (ClusterRecovered), so the scheduler may use the cluster again.
-//  7. PurgeDirectly: removed (PurgedDirectly); the old copy goes first, and
-//     DispatchBlocked holds the new one back until it is gone.
+//  7. PurgeDirectly: kept while in.OldCopies does not confirm the old copy
+//     gone (the caller deletes it, DeleteOldCopy, and DispatchBlocked holds
+//     the new one back meanwhile, so the task carries the preserved state to
+//     the new copy). Once it is gone: removed (PurgedDirectly) when the
+//     scheduler is not behind and every target reports Healthy, or when its
+//     grace period has passed; otherwise kept until then.
 //  8. Gracefully (or empty): removed once its grace period (its own
 //     GracePeriodSeconds, else the options' Timeout) has passed
 //     (GracePeriodExpired), or early when the scheduler is not behind
@@ -248,11 +257,29 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedClusterRecovered})
 			continue
 		}
+		deadline := t.CreationTimestamp.Add(gracePeriod(t, opts))
 		if mode == PurgeDirectly {
-			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
+			if !lookupOldCopy(in.OldCopies, t.FromCluster).Gone {
+				dst.Kept = append(dst.Kept, *t)
+				continue
+			}
+			if !now.Before(deadline) {
+				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
+				continue
+			}
+			if !in.SchedulerBehind {
+				if !healthKnown {
+					allHealthy, healthKnown = allTargetsHealthy(in), true
+				}
+				if allHealthy {
+					dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
+					continue
+				}
+			}
+			dst.Kept = append(dst.Kept, *t)
+			dst.wakeAt(deadline)
 			continue
 		}
-		deadline := t.CreationTimestamp.Add(gracePeriod(t, opts))
 		if !now.Before(deadline) {
 			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedGracePeriodExpired})
 			continue
@@ -295,7 +322,7 @@ func firstJudgement(t *GracefulEvictionTask, now time.Time, opts *AssessOptions)
 	case PurgeNever:
 		return time.Time{}
 	case PurgeDirectly:
-		return now
+		return now // the old copy may already be gone
 	default:
 		return now.Add(gracePeriod(t, opts))
 	}

@@ -51,10 +51,11 @@ func TestAssessStampsNewTaskWithoutJudging(t *testing.T) {
 	direct.FromCluster = "direct"
 	direct.PurgeMode = PurgeDirectly
 	in := AssessInput{
-		Tasks:   []GracefulEvictionTask{expiredLooking, direct},
-		Targets: []TargetCluster{{Name: "new"}},
-		Health:  healthMap(map[string]health.Status{"new": health.Healthy}),
-		Now:     t0,
+		Tasks:     []GracefulEvictionTask{expiredLooking, direct},
+		Targets:   []TargetCluster{{Name: "new"}},
+		Health:    healthMap(map[string]health.Status{"new": health.Healthy}),
+		OldCopies: copies{"direct": {Gone: true}},
+		Now:       t0,
 	}
 	a := Assess(in, AssessOptions{})
 	if len(a.Removed) != 0 || len(a.Kept) != 2 || !a.Stamped || !a.Changed() {
@@ -73,7 +74,8 @@ func TestAssessStampsNewTaskWithoutJudging(t *testing.T) {
 		t.Fatalf("next %v", a.NextAssessment)
 	}
 	// Next round: both judged; the graceful one leaves because the
-	// replacement is healthy, the direct one because it is Directly.
+	// replacement is healthy, the direct one because its old copy is gone
+	// and the replacement is healthy.
 	in.Tasks = a.Kept
 	in.Now = t0.Add(time.Second)
 	b := Assess(in, AssessOptions{})
@@ -185,9 +187,10 @@ func TestAssessEmptyTargetsKeepLastCopy(t *testing.T) {
 	direct := stampedTask("direct", t0)
 	direct.PurgeMode = PurgeDirectly
 	in := AssessInput{
-		Tasks:  []GracefulEvictionTask{graceful, direct},
-		Health: healthMap(nil),
-		Now:    t0.Add(time.Hour), // long past the timeout
+		Tasks:     []GracefulEvictionTask{graceful, direct},
+		Health:    healthMap(nil),
+		OldCopies: copies{"direct": {Gone: true}},
+		Now:       t0.Add(time.Hour), // long past the timeout
 	}
 	a := Assess(in, AssessOptions{})
 	if len(a.Removed) != 0 || len(a.Kept) != 2 {

@@ -37,6 +37,16 @@ type Eviction struct {
 	// CreatedAt, when not zero, stamps the new task; otherwise the
 	// assessment stamps it the first time it sees the task.
 	CreatedAt time.Time
+	// Settled reports that the copy on Cluster became Healthy at least once
+	// (the binding's aggregated status says so, or the detector's record).
+	// A copy that never did has not moved past the state it was started
+	// from, and what it reports (a fresh job with no checkpoint, say) must
+	// not replace that state: when a task of the workload still carries
+	// the state Cluster's copy was started from (StateCarrier), the new
+	// task carries that state, with only the keys it lacks taken from
+	// PreservedLabelState. The zero value assumes the copy never settled,
+	// which matters only while such an older task exists.
+	Settled bool
 }
 
 // EvictOutcome says what Evict did.
@@ -130,8 +140,10 @@ func (e *InvalidEvictionError) Unwrap() error { return ErrInvalidEviction }
 // A cluster that already has a task gets no second one. Instead, preserved
 // state merges so that chained failovers keep the original state: a key the
 // existing task already holds keeps its original value and only new keys are
-// added (see Karmada #6232). The first eviction's task therefore always
-// describes the state the workload had before it first moved.
+// added (see Karmada #6232). A chain through another cluster keeps the
+// state the same way when the copy being left never settled (see
+// Eviction.Settled): member1 -> member2 -> member3 with a member2 copy that
+// never became healthy carries member1's state to member3.
 func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (EvictResult, error) {
 	existing := -1
 	for i := range tasks {
@@ -180,7 +192,7 @@ func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (
 		Producer:               ev.Producer,
 		GracePeriodSeconds:     copyInt32(ev.GracePeriodSeconds),
 		SuppressDeletion:       copyBool(ev.SuppressDeletion),
-		PreservedLabelState:    maps.Clone(ev.PreservedLabelState),
+		PreservedLabelState:    startingState(ev, tasks),
 		ClustersBeforeFailover: slices.Clone(ev.ClustersBeforeFailover),
 	}
 	if r := targets[targetIdx].Replicas; r > 0 {
@@ -202,6 +214,53 @@ func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (
 	copy(newTasks, tasks)
 	newTasks = append(newTasks, task)
 	return EvictResult{Targets: newTargets, Tasks: newTasks, Evicted: evicted, Outcome: EvictTaskAdded, changed: true}, nil
+}
+
+// startingState is the state the new task carries: what the old copy
+// reported, unless it never settled and an older task still carries the
+// state it was started from, which then wins key by key.
+func startingState(ev Eviction, tasks []GracefulEvictionTask) map[string]string {
+	if !ev.Settled {
+		if from := StateCarrier(ev.Cluster, tasks); from != nil {
+			merged, _ := mergePreservedState(from.PreservedLabelState, ev.PreservedLabelState)
+			return maps.Clone(merged)
+		}
+	}
+	return maps.Clone(ev.PreservedLabelState)
+}
+
+// StateCarrier returns the task whose preserved state belongs to the copy
+// on target, or nil. Among the tasks that qualify (non-empty
+// PreservedLabelState, target is neither their FromCluster nor in their
+// ClustersBeforeFailover) the newest by CreationTimestamp wins (a task not
+// stamped yet was just created and counts as newest); equal timestamps go
+// to the smaller FromCluster, then to the earlier task. It is the one rule
+// of which state goes where: Evict follows it along a chain of failovers,
+// and preservation.StateFor injects what it picks.
+func StateCarrier(target string, tasks []GracefulEvictionTask) *GracefulEvictionTask {
+	var best *GracefulEvictionTask
+	for i := range tasks {
+		t := &tasks[i]
+		if len(t.PreservedLabelState) == 0 || t.FromCluster == target || slices.Contains(t.ClustersBeforeFailover, target) {
+			continue
+		}
+		if best == nil || newerTask(t, best) {
+			best = t
+		}
+	}
+	return best
+}
+
+func newerTask(a, b *GracefulEvictionTask) bool {
+	aNew, bNew := a.CreationTimestamp == nil, b.CreationTimestamp == nil
+	switch {
+	case aNew != bNew:
+		return aNew
+	case !aNew && !a.CreationTimestamp.Equal(b.CreationTimestamp):
+		return a.CreationTimestamp.After(b.CreationTimestamp.Time)
+	default:
+		return a.FromCluster < b.FromCluster
+	}
 }
 
 // mergePreservedState returns old plus the keys of newer that old lacks. It

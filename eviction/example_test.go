@@ -72,17 +72,38 @@ func ExampleAssess() {
 	// removed: member1 ReplacementHealthy
 }
 
+// A Directly eviction holds the new copy back until the old one is gone;
+// an unreachable old cluster is given up on a while after its deletion
+// started.
 func ExampleDispatchBlocked() {
-	pending := []eviction.PendingPurge{{Cluster: "member1", Since: now, Unreachable: true}}
+	res, err := eviction.Evict([]eviction.TargetCluster{{Name: "member1"}}, nil, eviction.Eviction{
+		Cluster: "member1", PurgeMode: eviction.PurgeDirectly,
+		Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	opts := eviction.AssessOptions{DirectlyEscapeTimeout: 5 * time.Minute}
+	running := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{} })
+	g := eviction.DispatchBlocked("member2", res.Tasks, running, now, opts)
+	fmt.Println("old copy running:", g.Blocked, "by", g.BlockedBy)
 
-	g := eviction.DispatchBlocked("member2", pending, now.Add(time.Minute), opts)
-	fmt.Println(g.Blocked, g.BlockedBy, g.Until.Sub(now))
-	g = eviction.DispatchBlocked("member2", pending, now.Add(5*time.Minute), opts)
-	fmt.Println(g.Blocked, g.Escaped)
+	partitioned := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy {
+		return eviction.OldCopy{Unreachable: true, DeletingSince: now}
+	})
+	g = eviction.DispatchBlocked("member2", res.Tasks, partitioned, now.Add(time.Minute), opts)
+	fmt.Println("partitioned, deleting for 1m:", g.Blocked, "until +", g.Until.Sub(now))
+	g = eviction.DispatchBlocked("member2", res.Tasks, partitioned, now.Add(5*time.Minute), opts)
+	fmt.Println("partitioned, deleting for 5m:", g.Blocked, "escaped", g.Escaped)
+
+	gone := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Gone: true} })
+	fmt.Println("old copy gone:", eviction.DispatchBlocked("member2", res.Tasks, gone, now, opts).Blocked)
 	// Output:
-	// true member1 5m0s
-	// false true
+	// old copy running: true by member1
+	// partitioned, deleting for 1m: true until + 5m0s
+	// partitioned, deleting for 5m: false escaped true
+	// old copy gone: false
 }
 
 func ExampleNewDeadlineQueue() {

@@ -105,13 +105,24 @@ func Example_pipeline() {
 		}
 		fmt.Println("placement:", moved.Targets)
 
-		// 6. The manifest for each new cluster carries the job id.
+		// 6. Directly: the new copy waits until the old one is gone (or,
+		// member1 being unreachable, until the escape after its deletion
+		// started). Then the manifest for the new cluster carries the job
+		// id; one new target and a Directly purge make it a single writer.
 		for _, m := range moved.Moves {
+			oldCopy := eviction.OldCopy{Unreachable: true, DeletingSince: clk.Now()}
+			old := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return oldCopy })
+			gate := eviction.DispatchBlocked(m.To, res.Tasks, old, clk.Now(), eviction.AssessOptions{})
+			fmt.Println("dispatch to", m.To, "held:", gate.Blocked, "for", gate.Until.Sub(clk.Now()))
+			clk.SetTime(gate.Until)
+			if eviction.DispatchBlocked(m.To, res.Tasks, old, clk.Now(), eviction.AssessOptions{}).Blocked {
+				continue
+			}
 			manifest := &unstructured.Unstructured{Object: map[string]any{
 				"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
 				"metadata": map[string]any{"name": "flink", "namespace": "analytics"},
 			}}
-			if state, ok := preservation.StateFor(m.To, res.Tasks); ok {
+			if state, ok := preservation.StateFor(m.To, moved.Targets, res.Tasks); ok {
 				if err := preservation.Inject(manifest, state); err != nil {
 					fmt.Println(err)
 					return
@@ -125,5 +136,6 @@ func Example_pipeline() {
 	// look again in: 5m0s
 	// analytics/flink: TaskAdded purge Directly
 	// placement: [{member3 1}]
+	// dispatch to member3 held: true for 10m0s
 	// manifest for member3: map[flink.example.io/job-id:c7a3b1f0e4d24a5b]
 }

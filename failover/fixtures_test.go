@@ -139,7 +139,7 @@ func TestSeedFixturesDecodeDefaultAndValidate(t *testing.T) {
 			if errs := failover.ValidateFailoverBehavior(&fb, path); len(errs) != 0 {
 				t.Fatalf("after defaulting: %v", errs.ToAggregate())
 			}
-			if w := failover.WarningsForStatePreservationSpread(&fb, maxGroups, path); len(w) != 0 {
+			if w := failover.WarningsForStatePreservation(&fb, maxGroups, preservation.InjectionPolicy{}, path); len(w) != 0 {
 				t.Fatalf("seed placements keep state-preserving workloads on one cluster, got warnings %q", w)
 			}
 		})

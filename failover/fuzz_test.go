@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/preservation"
 )
 
 // FuzzValidateFailoverBehavior: bytes -> YAML/JSON -> FailoverBehavior ->
@@ -44,7 +45,7 @@ func FuzzValidateFailoverBehavior(f *testing.F) {
 			return
 		}
 		validBefore := len(failover.ValidateFailoverBehavior(&fb, path)) == 0
-		_ = failover.WarningsForStatePreservationSpread(&fb, int32(len(data)%3), path)
+		_ = failover.WarningsForStatePreservation(&fb, int32(len(data)%3), preservation.InjectionPolicy{WhileOldCopyRuns: len(data)%2 == 0}, path)
 		failover.SetDefaultsFailoverBehavior(&fb)
 		errs := failover.ValidateFailoverBehavior(&fb, path)
 		if validBefore && len(errs) != 0 {

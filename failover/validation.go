@@ -85,42 +85,71 @@ func ValidateClusterFailoverBehavior(c *ClusterFailoverBehavior, fldPath *field.
 	return errs
 }
 
-// WarningsForStatePreservationSpread returns admission warnings (not errors)
-// for a policy that preserves state while its placement may spread the
-// workload over more than one cluster. maxGroups is the maxGroups of the
-// placement's spread constraint by cluster; 0 means there is none.
+// WarningsForStatePreservation returns admission warnings (not errors) for
+// a policy whose preserved state may not reach the new copy, or may reach
+// two copies at once, under the injection policy the controller runs with.
+// maxGroups is the maxGroups of the placement's spread constraint by
+// cluster; 0 means there is none. Both application and cluster failover are
+// checked, and each warning names its field.
 //
-// Preserved state is only meaningful when every replica moves together, which
-// a spread constraint {spreadByField: cluster, maxGroups: 1} guarantees. A
-// wider spread is not wrong, it only makes the carried state ambiguous (the
-// design calls this out as a caveat, not a prohibition), and rejecting it
-// would break policies that work today; so this is a warning a webhook
-// returns alongside an accepted object. Both application and cluster failover
-// are checked.
-func WarningsForStatePreservationSpread(fb *FailoverBehavior, maxGroups int32, fldPath *field.Path) []string {
-	if fb == nil || maxGroups == 1 {
+// By default state is injected only where a single writer is guaranteed
+// (preservation.InjectionPolicy): the purge mode is Directly, and the
+// failover leaves one new target. A policy outside that is accepted, since
+// rejecting it would break policies that work today, but the user is told
+// what will happen: no injection, or, where the controller opted in,
+// injection while another copy of the same state may run.
+func WarningsForStatePreservation(fb *FailoverBehavior, maxGroups int32, injection preservation.InjectionPolicy, fldPath *field.Path) []string {
+	if fb == nil {
 		return nil
 	}
-	spread := "no spread constraint by cluster"
-	if maxGroups > 1 {
-		spread = fmt.Sprintf("a spread constraint by cluster with maxGroups %d", maxGroups)
-	}
 	var warnings []string
-	add := func(sp *preservation.StatePreservation, p *field.Path) {
+	check := func(sp *preservation.StatePreservation, mode eviction.PurgeMode, p *field.Path) {
 		if sp == nil || len(sp.Rules) == 0 {
 			return
 		}
+		sp1 := p.Child("statePreservation").String()
+		switch mode = mode.Normalize(); {
+		case mode == eviction.PurgeDirectly:
+		case injection.WhileOldCopyRuns:
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: with purgeMode %s the old copy keeps running while the new one starts, and the controller injects the preserved state anyway: two copies may resume from, and write, the same state; use purgeMode Directly for a single writer",
+				sp1, purgeModeOrDefault(mode)))
+		default:
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: with purgeMode %s the old copy keeps running while the new one starts, so the preserved state is not injected and the new copy starts without it; use purgeMode Directly",
+				sp1, purgeModeOrDefault(mode)))
+		}
+		if maxGroups == 1 {
+			return
+		}
+		spread := "no spread constraint by cluster"
+		if maxGroups > 1 {
+			spread = fmt.Sprintf("a spread constraint by cluster with maxGroups %d", maxGroups)
+		}
+		if injection.IntoSeveralTargets {
+			warnings = append(warnings, fmt.Sprintf(
+				"%s: the placement has %s, and the controller injects the preserved state into every new cluster: each new copy resumes from the same state; set spreadConstraints [{spreadByField: cluster, maxGroups: 1}] for a single writer",
+				sp1, spread))
+			return
+		}
 		warnings = append(warnings, fmt.Sprintf(
-			"%s: state preservation assumes every replica moves together, but the placement has %s; set spreadConstraints [{spreadByField: cluster, maxGroups: 1}] or the preserved state may be injected into only part of the workload",
-			p.String(), spread))
+			"%s: the placement has %s; when a failover places the workload on more than one new cluster the preserved state is injected into none of them; set spreadConstraints [{spreadByField: cluster, maxGroups: 1}]",
+			sp1, spread))
 	}
-	if fb.Application != nil {
-		add(fb.Application.StatePreservation, fldPath.Child("application", "statePreservation"))
+	if a := fb.Application; a != nil {
+		check(a.StatePreservation, a.PurgeMode, fldPath.Child("application"))
 	}
-	if fb.Cluster != nil {
-		add(fb.Cluster.StatePreservation, fldPath.Child("cluster", "statePreservation"))
+	if c := fb.Cluster; c != nil {
+		check(c.StatePreservation, c.PurgeMode, fldPath.Child("cluster"))
 	}
 	return warnings
+}
+
+func purgeModeOrDefault(m eviction.PurgeMode) string {
+	if m == "" {
+		return "unset (the controller's default, Gracefully unless configured)"
+	}
+	return string(m)
 }
 
 func validateNonNegative(v *int32, fldPath *field.Path) field.ErrorList {

@@ -197,22 +197,46 @@ func TestStrictDecodingRefusesMisspeltFields(t *testing.T) {
 	}
 }
 
-func TestWarningsForStatePreservationSpread(t *testing.T) {
-	withRules := &failover.FailoverBehavior{
-		Application: &failover.ApplicationFailoverBehavior{StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{{AliasLabelName: "a", JSONPath: "{.a}"}}}},
-		Cluster:     &failover.ClusterFailoverBehavior{StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{{AliasLabelName: "b", JSONPath: "{.b}"}}}},
+func TestWarningsForStatePreservation(t *testing.T) {
+	rules := &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{{AliasLabelName: "a", JSONPath: "{.a}"}}}
+	withRules := func(mode eviction.PurgeMode) *failover.FailoverBehavior {
+		return &failover.FailoverBehavior{
+			Application: &failover.ApplicationFailoverBehavior{PurgeMode: mode, StatePreservation: rules},
+			Cluster:     &failover.ClusterFailoverBehavior{PurgeMode: mode, StatePreservation: rules},
+		}
 	}
 	path := field.NewPath("spec", "failover")
-	if w := failover.WarningsForStatePreservationSpread(withRules, 1, path); len(w) != 0 {
-		t.Fatalf("maxGroups 1 must not warn: %q", w)
+	none := preservation.InjectionPolicy{}
+	if w := failover.WarningsForStatePreservation(withRules(eviction.PurgeDirectly), 1, none, path); len(w) != 0 {
+		t.Fatalf("Directly with maxGroups 1 is a single writer and must not warn: %q", w)
 	}
-	if w := failover.WarningsForStatePreservationSpread(&failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{}}, 0, path); len(w) != 0 {
+	if w := failover.WarningsForStatePreservation(withRules(eviction.LegacyPurgeImmediately), 1, none, path); len(w) != 0 {
+		t.Fatalf("legacy Immediately is Directly: %q", w)
+	}
+	if w := failover.WarningsForStatePreservation(&failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{}}, 0, none, path); len(w) != 0 {
 		t.Fatalf("no state preservation must not warn: %q", w)
 	}
-	for _, maxGroups := range []int32{0, 2} {
-		w := failover.WarningsForStatePreservationSpread(withRules, maxGroups, path)
+	cases := []struct {
+		name      string
+		mode      eviction.PurgeMode
+		maxGroups int32
+		policy    preservation.InjectionPolicy
+		says      string
+	}{
+		{"Gracefully: not injected", eviction.PurgeGracefully, 1, none, "is not injected"},
+		{"unset mode: the controller's default", "", 1, none, "the controller's default"},
+		{"Never opted in: two writers", eviction.PurgeNever, 1, preservation.InjectionPolicy{WhileOldCopyRuns: true}, "two copies may resume"},
+		{"wide spread: injected into none", eviction.PurgeDirectly, 0, none, "injected into none of them"},
+		{"spread 2: injected into none", eviction.PurgeDirectly, 2, none, "maxGroups 2"},
+		{"wide spread opted in: same state twice", eviction.PurgeDirectly, 3, preservation.InjectionPolicy{IntoSeveralTargets: true}, "each new copy resumes from the same state"},
+	}
+	for _, tc := range cases {
+		w := failover.WarningsForStatePreservation(withRules(tc.mode), tc.maxGroups, tc.policy, path)
 		if len(w) != 2 || !strings.HasPrefix(w[0], "spec.failover.application.statePreservation:") || !strings.HasPrefix(w[1], "spec.failover.cluster.statePreservation:") {
-			t.Fatalf("maxGroups %d: want one warning per block naming its field, got %q", maxGroups, w)
+			t.Fatalf("%s: want one warning per block naming its field, got %q", tc.name, w)
+		}
+		if !strings.Contains(w[0], tc.says) {
+			t.Errorf("%s: %q does not say %q", tc.name, w[0], tc.says)
 		}
 	}
 }

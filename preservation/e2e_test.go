@@ -73,6 +73,7 @@ func failover(t *testing.T, rules *Rules, failedStatus []byte, template *unstruc
 	}
 	task := eviction.GracefulEvictionTask{
 		FromCluster:            "member1",
+		PurgeMode:              eviction.PurgeDirectly,
 		ClustersBeforeFailover: append([]string{"member1"}, extraBefore...),
 		PreservedLabelState:    state,
 		CreationTimestamp:      &metav1.Time{Time: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
@@ -81,7 +82,7 @@ func failover(t *testing.T, rules *Rules, failedStatus []byte, template *unstruc
 	out := map[string]*unstructured.Unstructured{}
 	for _, cluster := range []string{"member1", "member2", "member3"} {
 		manifest := template.DeepCopy()
-		if _, err := injector.InjectFor(manifest, cluster, []eviction.GracefulEvictionTask{task}); err != nil {
+		if _, err := injector.InjectFor(manifest, cluster, []eviction.TargetCluster{{Name: cluster}}, []eviction.GracefulEvictionTask{task}); err != nil {
 			t.Fatal(err)
 		}
 		out[cluster] = manifest
@@ -160,7 +161,7 @@ rules:
 		t.Fatalf("AllowMissing: got %v, %v", state, err)
 	}
 	manifest := workload("flink.apache.org/v1beta1", "FlinkDeployment", "foo")
-	injected, err := Injector{Enabled: true}.InjectFor(manifest, "member2", []eviction.GracefulEvictionTask{{FromCluster: "member1", ClustersBeforeFailover: []string{"member1"}, PreservedLabelState: state}})
+	injected, err := Injector{Enabled: true}.InjectFor(manifest, "member2", nil, []eviction.GracefulEvictionTask{{FromCluster: "member1", PurgeMode: eviction.PurgeDirectly, ClustersBeforeFailover: []string{"member1"}, PreservedLabelState: state}})
 	if injected || err != nil {
 		t.Fatalf("injected %v, %v", injected, err)
 	}

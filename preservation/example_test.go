@@ -76,9 +76,12 @@ func ExampleInject() {
 	// map[app:foo failover.example.io/job-id:e6fdb5c0997c11b0c62d796b3df25e86] <nil>
 }
 
+// The state goes to the new cluster only, and only where one copy can
+// run: the task purges Directly and the failover left one new target.
 func ExampleInjector_InjectFor() {
 	task := eviction.GracefulEvictionTask{
 		FromCluster:            "member1",
+		PurgeMode:              eviction.PurgeDirectly,
 		ClustersBeforeFailover: []string{"member1"},
 		PreservedLabelState:    map[string]string{"failover.example.io/job-id": "e6fdb5c0997c11b0c62d796b3df25e86"},
 		CreationTimestamp:      &metav1.Time{Time: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
@@ -86,7 +89,7 @@ func ExampleInjector_InjectFor() {
 	injector := preservation.Injector{Enabled: true}
 	for _, cluster := range []string{"member1", "member2"} {
 		manifest := &unstructured.Unstructured{Object: map[string]any{"kind": "FlinkDeployment"}}
-		injected, err := injector.InjectFor(manifest, cluster, []eviction.GracefulEvictionTask{task})
+		injected, err := injector.InjectFor(manifest, cluster, []eviction.TargetCluster{{Name: "member2"}}, []eviction.GracefulEvictionTask{task})
 		fmt.Println(cluster, injected, manifest.GetLabels(), err)
 	}
 	// Output:

@@ -120,8 +120,10 @@ func TestStateFor(t *testing.T) {
 		{"empty state never wins", "z", []eviction.GracefulEvictionTask{fromA, empty}, "from-a"},
 		{"no carriers", "z", nil, ""},
 	}
+	// The selection alone: a policy that allows every injection.
+	permissive := InjectionPolicy{WhileOldCopyRuns: true, IntoSeveralTargets: true}
 	for _, tc := range cases {
-		got, ok := StateFor(tc.target, tc.tasks)
+		got, ok := permissive.StateFor(tc.target, nil, tc.tasks)
 		if ok != (tc.want != "") || got["id"] != tc.want {
 			t.Errorf("%s: got %v, %v; want %q", tc.name, got, ok, tc.want)
 		}
@@ -136,22 +138,55 @@ func TestStateFor(t *testing.T) {
 	}
 }
 
+// The default policy injects only where a single writer is guaranteed:
+// Directly, and one new target.
+func TestStateForSingleWriter(t *testing.T) {
+	task := func(mode eviction.PurgeMode) []eviction.GracefulEvictionTask {
+		return []eviction.GracefulEvictionTask{{FromCluster: "a", PurgeMode: mode, ClustersBeforeFailover: []string{"a", "kept"}, PreservedLabelState: map[string]string{"id": "j"}}}
+	}
+	one := []eviction.TargetCluster{{Name: "kept"}, {Name: "b"}}
+	two := []eviction.TargetCluster{{Name: "kept"}, {Name: "b"}, {Name: "c"}}
+	cases := []struct {
+		name    string
+		policy  InjectionPolicy
+		mode    eviction.PurgeMode
+		targets []eviction.TargetCluster
+		want    bool
+	}{
+		{"Directly, one new target", InjectionPolicy{}, eviction.PurgeDirectly, one, true},
+		{"legacy Immediately is Directly", InjectionPolicy{}, eviction.LegacyPurgeImmediately, one, true},
+		{"Gracefully: the old copy still runs", InjectionPolicy{}, eviction.PurgeGracefully, one, false},
+		{"Never: the old copy still runs", InjectionPolicy{}, eviction.PurgeNever, one, false},
+		{"empty mode is Gracefully", InjectionPolicy{}, "", one, false},
+		{"Directly, two new targets", InjectionPolicy{}, eviction.PurgeDirectly, two, false},
+		{"Gracefully opted in", InjectionPolicy{WhileOldCopyRuns: true}, eviction.PurgeGracefully, one, true},
+		{"two targets opted in", InjectionPolicy{IntoSeveralTargets: true}, eviction.PurgeDirectly, two, true},
+		{"two targets, Gracefully, only one opt-in", InjectionPolicy{IntoSeveralTargets: true}, eviction.PurgeGracefully, two, false},
+	}
+	for _, tc := range cases {
+		_, ok := tc.policy.StateFor("b", tc.targets, task(tc.mode))
+		if ok != tc.want {
+			t.Errorf("%s: injected %v, want %v", tc.name, ok, tc.want)
+		}
+	}
+}
+
 func TestInjectorIsOffByDefault(t *testing.T) {
-	carriers := []eviction.GracefulEvictionTask{{FromCluster: "a", ClustersBeforeFailover: []string{"a"}, PreservedLabelState: map[string]string{"k": "v"}}}
+	carriers := []eviction.GracefulEvictionTask{{FromCluster: "a", PurgeMode: eviction.PurgeDirectly, ClustersBeforeFailover: []string{"a"}, PreservedLabelState: map[string]string{"k": "v"}}}
 	obj := manifest(nil)
 	var off Injector
-	if injected, err := off.InjectFor(obj, "b", carriers); injected || err != nil || obj.GetLabels() != nil {
+	if injected, err := off.InjectFor(obj, "b", nil, carriers); injected || err != nil || obj.GetLabels() != nil {
 		t.Fatalf("zero Injector: injected %v, err %v, labels %v", injected, err, obj.GetLabels())
 	}
 	on := Injector{Enabled: true}
-	if injected, err := on.InjectFor(obj, "a", carriers); injected || err != nil || obj.GetLabels() != nil {
+	if injected, err := on.InjectFor(obj, "a", nil, carriers); injected || err != nil || obj.GetLabels() != nil {
 		t.Fatalf("old cluster: injected %v, err %v, labels %v", injected, err, obj.GetLabels())
 	}
-	if injected, err := on.InjectFor(obj, "b", carriers); !injected || err != nil || obj.GetLabels()["k"] != "v" {
+	if injected, err := on.InjectFor(obj, "b", nil, carriers); !injected || err != nil || obj.GetLabels()["k"] != "v" {
 		t.Fatalf("new cluster: injected %v, err %v, labels %v", injected, err, obj.GetLabels())
 	}
-	bad := []eviction.GracefulEvictionTask{{FromCluster: "a", PreservedLabelState: map[string]string{"k": "not valid!"}}}
-	if injected, err := on.InjectFor(manifest(nil), "b", bad); injected || !errors.Is(err, ErrInvalidLabelValue) {
+	bad := []eviction.GracefulEvictionTask{{FromCluster: "a", PurgeMode: eviction.PurgeDirectly, PreservedLabelState: map[string]string{"k": "not valid!"}}}
+	if injected, err := on.InjectFor(manifest(nil), "b", nil, bad); injected || !errors.Is(err, ErrInvalidLabelValue) {
 		t.Fatalf("bad state: injected %v, err %v", injected, err)
 	}
 }

@@ -9,52 +9,65 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 )
 
-// qualifies reports whether the state task carries may go to target: never
-// back to the cluster it came from, never to a cluster the workload already
-// ran on before the failover, and only when there is state to carry.
-func qualifies(t *eviction.GracefulEvictionTask, target string) bool {
-	return len(t.PreservedLabelState) > 0 && t.FromCluster != target && !slices.Contains(t.ClustersBeforeFailover, target)
+// InjectionPolicy says where preserved state may be injected. A stateful
+// workload resumed from a checkpoint must run as a single writer; the zero
+// value injects only where one is guaranteed:
+//
+//   - the task that carries the state purges Directly: the old copy is
+//     deleted before the new one is dispatched (eviction.DispatchBlocked
+//     holds the dispatch until then), and
+//   - the failover left one new target: two new clusters resuming the same
+//     checkpoint would be two writers.
+//
+// Each field opts into injecting where a single writer is not guaranteed.
+// Karmada injects in both cases; docs/stateful-failover.md compares.
+type InjectionPolicy struct {
+	// WhileOldCopyRuns also injects the state of Gracefully and Never
+	// tasks, whose old copy keeps running while the new one starts.
+	WhileOldCopyRuns bool
+	// IntoSeveralTargets also injects when the failover placed the
+	// workload on more than one new cluster: each resumes the same state.
+	IntoSeveralTargets bool
 }
 
-// newer orders tasks: the newest CreationTimestamp first (none counts as
-// newest: in an eviction flow an unstamped task was just created), then the
-// smaller FromCluster name.
-func newer(a, b *eviction.GracefulEvictionTask) bool {
-	aNew, bNew := a.CreationTimestamp == nil, b.CreationTimestamp == nil
-	switch {
-	case aNew != bNew:
-		return aNew
-	case !aNew && !a.CreationTimestamp.Equal(b.CreationTimestamp):
-		return a.CreationTimestamp.After(b.CreationTimestamp.Time)
-	default:
-		return a.FromCluster < b.FromCluster
-	}
+// StateFor is InjectionPolicy{}.StateFor: state only where a single writer
+// is guaranteed.
+func StateFor(targetCluster string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) (map[string]string, bool) {
+	return InjectionPolicy{}.StateFor(targetCluster, targets, tasks)
 }
 
 // StateFor returns a copy of the state to inject into the workload on
-// targetCluster, read from the workload's graceful eviction tasks (as
-// eviction.Evict returned them), and whether there is any. Among the tasks
-// that qualify (non-empty PreservedLabelState, targetCluster is neither
-// their FromCluster nor in their ClustersBeforeFailover) the newest by
-// CreationTimestamp wins whole, states are not merged: the newest task saw
-// the most recent status. Equal timestamps go to the smaller FromCluster
-// name, then to the earlier task in the slice, so the answer never depends
-// on map or goroutine order.
-func StateFor(targetCluster string, tasks []eviction.GracefulEvictionTask) (map[string]string, bool) {
-	var best *eviction.GracefulEvictionTask
-	for i := range tasks {
-		t := &tasks[i]
-		if !qualifies(t, targetCluster) {
-			continue
-		}
-		if best == nil || newer(t, best) {
-			best = t
-		}
-	}
-	if best == nil {
+// targetCluster, and whether there is any. targets is the workload's
+// placement and tasks its graceful eviction tasks, both as eviction.Evict
+// (and scheduling.Replace) left them. The task whose state applies is
+// eviction.StateCarrier's pick (never back to the cluster the state came
+// from, nor to a cluster the workload ran on before that failover; the
+// newest task wins whole). The policy then decides whether that state may
+// go in: see InjectionPolicy.
+func (p InjectionPolicy) StateFor(targetCluster string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) (map[string]string, bool) {
+	carrier := eviction.StateCarrier(targetCluster, tasks)
+	if carrier == nil {
 		return nil, false
 	}
-	return maps.Clone(best.PreservedLabelState), true
+	if carrier.PurgeMode.Normalize() != eviction.PurgeDirectly && !p.WhileOldCopyRuns {
+		return nil, false
+	}
+	if !p.IntoSeveralTargets && newTargets(carrier, targetCluster, targets) > 1 {
+		return nil, false
+	}
+	return maps.Clone(carrier.PreservedLabelState), true
+}
+
+// newTargets counts the clusters of the placement, targetCluster included,
+// that the workload did not run on before the carrier's failover.
+func newTargets(carrier *eviction.GracefulEvictionTask, targetCluster string, targets []eviction.TargetCluster) int {
+	n := 1 // targetCluster qualified, so it is new
+	for _, t := range targets {
+		if t.Name != targetCluster && t.Name != carrier.FromCluster && !slices.Contains(carrier.ClustersBeforeFailover, t.Name) {
+			n++
+		}
+	}
+	return n
 }
 
 // Injector applies preserved state to the manifests dispatched to member
@@ -64,17 +77,21 @@ func StateFor(targetCluster string, tasks []eviction.GracefulEvictionTask) (map[
 type Injector struct {
 	// Enabled turns injection on.
 	Enabled bool
+	// Policy says where the state may go; the zero value only where a
+	// single writer is guaranteed.
+	Policy InjectionPolicy
 }
 
 // InjectFor injects into obj, the manifest about to be dispatched to
-// targetCluster, the state StateFor selects from tasks. It reports whether
-// labels were written. A disabled Injector, or no qualifying task, leaves
-// obj untouched. Errors are Inject's.
-func (in Injector) InjectFor(obj *unstructured.Unstructured, targetCluster string, tasks []eviction.GracefulEvictionTask) (bool, error) {
+// targetCluster, the state the policy's StateFor selects from targets and
+// tasks. It reports whether labels were written. A disabled Injector, or no
+// state for targetCluster, leaves obj untouched. Errors are Inject's. Call
+// it only for a dispatch eviction.DispatchBlocked lets through.
+func (in Injector) InjectFor(obj *unstructured.Unstructured, targetCluster string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) (bool, error) {
 	if !in.Enabled {
 		return false, nil
 	}
-	state, ok := StateFor(targetCluster, tasks)
+	state, ok := in.Policy.StateFor(targetCluster, targets, tasks)
 	if !ok {
 		return false, nil
 	}

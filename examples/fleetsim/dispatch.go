@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/suspension"
@@ -33,7 +32,7 @@ func (e *Engine) dispatch(w *workload) {
 			continue
 		}
 		if cp == nil || cp.deleting {
-			gate := eviction.DispatchBlocked(c.name, e.pendingPurges(w), now, e.assessOptions())
+			gate := eviction.DispatchBlocked(c.name, w.tasks, e.oldCopies(w), now, e.assessOptions())
 			if gate.Blocked {
 				e.noteHold(w, c.name, "dispatch held: old copy on "+gate.BlockedBy+" is being purged directly")
 				continue
@@ -51,7 +50,7 @@ func (e *Engine) dispatch(w *workload) {
 		}
 		// The manifest for the new cluster carries the preserved state.
 		manifest := objectOf(w, &copyState{replicas: want}, nil)
-		if _, err := e.lib.State.Inject(manifest, append(slices.Clone(w.tasks), w.carried...), c.name); err != nil {
+		if _, err := e.lib.State.Inject(manifest, w.targets, w.tasks, c.name); err != nil {
 			e.noteHold(w, c.name, "dispatch held: preserved state cannot be injected: "+err.Error())
 			continue
 		}
@@ -59,11 +58,6 @@ func (e *Engine) dispatch(w *workload) {
 		cp = &copyState{replicas: want, created: now, labels: labels}
 		cp.jobID = e.jobIDFor(w, labels)
 		w.copies[c.idx] = cp
-		if len(labels) > 0 {
-			w.carried = slices.DeleteFunc(w.carried, func(t eviction.GracefulEvictionTask) bool {
-				return t.FromCluster != c.name && !slices.Contains(t.ClustersBeforeFailover, c.name)
-			})
-		}
 		e.stats.Dispatches++
 		detail := fmt.Sprintf("dispatched (%d replicas)", want)
 		if len(labels) > 0 {
@@ -71,34 +65,6 @@ func (e *Engine) dispatch(w *workload) {
 		}
 		e.tl.add(e, EvDispatch, c.name, w.name(), detail)
 	}
-}
-
-// pendingPurges lists the old copies a Directly purge still waits for: the
-// purges whose task the assessment already removed, and the Directly tasks
-// not judged yet (the old copy must go before the new one starts).
-func (e *Engine) pendingPurges(w *workload) []eviction.PendingPurge {
-	// A purge whose old copy is gone (or never existed) holds nothing back.
-	w.purges = slices.DeleteFunc(w.purges, func(p eviction.PendingPurge) bool {
-		c := e.byName[p.Cluster]
-		return c == nil || w.copies[c.idx] == nil
-	})
-	out := slices.Clone(w.purges)
-	for i := range w.tasks {
-		t := &w.tasks[i]
-		if t.PurgeMode.Normalize() != eviction.PurgeDirectly {
-			continue
-		}
-		c := e.byName[t.FromCluster]
-		if c == nil || w.copies[c.idx] == nil {
-			continue
-		}
-		p := eviction.PendingPurge{Cluster: t.FromCluster, Since: e.Now(), Unreachable: !c.reachable(), ClustersBeforeFailover: t.ClustersBeforeFailover}
-		if t.CreationTimestamp != nil {
-			p.Since = t.CreationTimestamp.Time
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 func (e *Engine) noteHold(w *workload, cluster, msg string) {

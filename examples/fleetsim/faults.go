@@ -135,7 +135,7 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 		w := e.wByName[f.Workload]
 		if !w.deleted {
 			w.deleted = true
-			w.targets, w.tasks, w.purges = nil, nil, nil
+			w.targets, w.tasks = nil, nil
 			e.purgeDeleted(w)
 		}
 	}

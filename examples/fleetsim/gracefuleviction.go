@@ -34,7 +34,8 @@ func (e *Engine) assess(w *workload) {
 			}
 			return health.Status(cp.health)
 		}),
-		Now: now,
+		OldCopies: e.oldCopies(w),
+		Now:       now,
 	}
 	a := e.lib.Assess(in, e.assessOptions())
 	if !a.Changed() {
@@ -45,18 +46,10 @@ func (e *Engine) assess(w *workload) {
 		e.stats.TasksClosed++
 		c := e.byName[r.Task.FromCluster]
 		e.tl.add(e, EvTaskDone, r.Task.FromCluster, w.name(), "eviction task removed: "+string(r.Reason))
-		if p, ok := eviction.PendingPurgeFor(r, c != nil && !c.reachable()); ok {
-			w.purges = append(w.purges, p)
-			if len(r.Task.PreservedLabelState) > 0 {
-				w.carried = append(w.carried, r.Task)
-			}
-		}
 		if c != nil && !w.isTarget(c.name) {
 			if cp := w.copies[c.idx]; cp != nil {
-				if r.Reason != eviction.RemovedPurgedDirectly {
-					e.inv.onRelease(w, c)
-				}
-				cp.deleting = true
+				e.inv.onRelease(w, c)
+				cp.startDeletion(now)
 			}
 		}
 	}

@@ -170,8 +170,8 @@ func (s *stateAdapter) Extract(w *workload, raw []byte, app bool) (map[string]st
 	return r.ExtractFromJSON(raw)
 }
 
-func (s *stateAdapter) Inject(manifest *unstructured.Unstructured, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error) {
-	return s.injector.InjectFor(manifest, cluster, tasks)
+func (s *stateAdapter) Inject(manifest *unstructured.Unstructured, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error) {
+	return s.injector.InjectFor(manifest, cluster, targets, tasks)
 }
 
 // detectorAdapter keeps failover's application-failover Detector and

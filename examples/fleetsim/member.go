@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,8 +19,13 @@ func (e *Engine) syncCopies(w *workload) {
 			continue
 		}
 		c := e.clusters[ci]
-		if !cp.deleting && !w.isTarget(c.name) && !w.hasTask(c.name) {
-			cp.deleting = true // orphan: neither placed nor being evicted
+		if !cp.deleting && !w.isTarget(c.name) {
+			// An orphan (neither placed nor being evicted), or an old
+			// copy a Directly purge deletes now that a replacement is
+			// placed.
+			if t := w.task(c.name); t == nil || eviction.DeleteOldCopy(t, w.targets) {
+				cp.startDeletion(e.Now())
+			}
 		}
 		if cp.deleting {
 			if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
@@ -31,13 +35,6 @@ func (e *Engine) syncCopies(w *workload) {
 				w.copies[ci] = nil
 				e.stats.Deletions++
 				e.tl.add(e, EvDelete, c.name, w.name(), "old copy deleted")
-				w.purges = slices.DeleteFunc(w.purges, func(p eviction.PendingPurge) bool { return p.Cluster == c.name })
-			} else {
-				for i := range w.purges {
-					if w.purges[i].Cluster == c.name {
-						w.purges[i].Unreachable = true
-					}
-				}
 			}
 			continue
 		}

@@ -200,6 +200,9 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 	var bindings []failover.ClusterBinding
 	var assessment eviction.Assessment
 	healthyView := eviction.HealthLookupFunc(func(string) health.Status { return health.Healthy })
+	// The wave measures decisions, not deletions: every old copy is taken
+	// as deleted by the time the replacements are healthy.
+	oldCopiesGone := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Gone: true} })
 	for i := range f.failed {
 		if f.failed[i] {
 			res.Failed++
@@ -254,12 +257,8 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 					continue
 				}
 				p := &f.policies[f.policyOf[b]]
-				e := eviction.Eviction{Cluster: f.names[c], Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
-					PurgeMode: ev.PurgeMode, CreatedAt: clk.Now()}
-				if ev.GracePeriodSeconds > 0 {
-					g := ev.GracePeriodSeconds
-					e.GracePeriodSeconds = &g
-				}
+				e := ev.Eviction(f.names[c])
+				e.CreatedAt = clk.Now()
 				if p.rules != nil {
 					state, err := p.rules.ExtractFromJSON(f.status[b])
 					if err != nil {
@@ -299,7 +298,7 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 				if len(f.tasks[b]) == 0 {
 					continue
 				}
-				in := eviction.AssessInput{Tasks: f.tasks[b], Targets: f.targets[b], Health: healthyView, Now: clk.Now()}
+				in := eviction.AssessInput{Tasks: f.tasks[b], Targets: f.targets[b], Health: healthyView, OldCopies: oldCopiesGone, Now: clk.Now()}
 				eviction.AssessInto(&assessment, &in, &eviction.AssessOptions{})
 				res.Assessed++
 				if len(assessment.Removed) > 0 {

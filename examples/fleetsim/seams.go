@@ -78,7 +78,7 @@ type pacerSeam interface {
 // it into the manifest dispatched to a new cluster.
 type stateSeam interface {
 	Extract(w *workload, rawStatus []byte, app bool) (map[string]string, error)
-	Inject(manifest *unstructured.Unstructured, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error)
+	Inject(manifest *unstructured.Unstructured, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error)
 }
 
 // placementSeam is the scheduler's regular scheduling of a binding whose

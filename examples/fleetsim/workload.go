@@ -25,6 +25,7 @@ type copyState struct {
 	health         health.Status // the health interpreter's verdict on it
 	sig            statusSig     // what the collected status was built from
 	deleting       bool          // deletion requested, not yet confirmed
+	deletingSince  time.Time     // when the deletion was requested (the Work's deletionTimestamp)
 }
 
 // statusSig identifies a generated status, so an unchanged copy is not
@@ -36,8 +37,9 @@ type statusSig struct {
 }
 
 // workload is one workload and its binding: placement (targets), eviction
-// tasks, eviction history and pending purges are the state a controller
-// persists on the binding.
+// tasks and eviction history are the state a controller persists on the
+// binding. A Directly task stays there, carrying the preserved state, until
+// its old copy is gone and the new copy runs.
 type workload struct {
 	idx         int
 	spec        *WorkloadSpec
@@ -55,11 +57,6 @@ type workload struct {
 	targets []eviction.TargetCluster
 	tasks   []eviction.GracefulEvictionTask
 	history eviction.EvictionHistory
-	purges  []eviction.PendingPurge
-	// carried are removed tasks whose preserved state has not reached a
-	// new copy yet: a Directly purge drops its task before the new copy
-	// may be dispatched, and the state must outlive it.
-	carried []eviction.GracefulEvictionTask
 	copies  []*copyState // by cluster index
 	failing []bool       // by cluster index: the workload itself fails there
 	deleted bool
@@ -87,13 +84,36 @@ func (w *workload) isTarget(cluster string) bool {
 	return false
 }
 
-func (w *workload) hasTask(cluster string) bool {
+func (w *workload) hasTask(cluster string) bool { return w.task(cluster) != nil }
+
+func (w *workload) task(cluster string) *eviction.GracefulEvictionTask {
 	for i := range w.tasks {
 		if w.tasks[i].FromCluster == cluster {
-			return true
+			return &w.tasks[i]
 		}
 	}
-	return false
+	return nil
+}
+
+// startDeletion requests the deletion of cp once; the request time stands
+// for the Work's deletionTimestamp.
+func (cp *copyState) startDeletion(now time.Time) {
+	if !cp.deleting {
+		cp.deleting, cp.deletingSince = true, now
+	}
+}
+
+// oldCopies is what the controllers know of w's copies being left, as the
+// Works on the control plane show it.
+func (e *Engine) oldCopies(w *workload) eviction.OldCopyLookup {
+	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
+		c := e.byName[cluster]
+		if c == nil || w.copies[c.idx] == nil {
+			return eviction.OldCopy{Gone: true}
+		}
+		cp := w.copies[c.idx]
+		return eviction.OldCopy{DeletingSince: cp.deletingSince, Unreachable: !c.reachable()}
+	})
 }
 
 func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {

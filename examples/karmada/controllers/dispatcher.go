@@ -32,7 +32,7 @@ import (
 // into the manifest bound for cluster (labels for a new cluster only). It
 // is package preservation's injection, taken as a function so the
 // dispatcher stays testable on its own.
-type StateInjector func(manifest *unstructured.Unstructured, cluster string, tasks []eviction.GracefulEvictionTask) error
+type StateInjector func(manifest *unstructured.Unstructured, cluster string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) error
 
 // WorkDispatcher keeps one Work per cluster of a binding: its target
 // clusters and the clusters an old copy is still kept on by a graceful
@@ -145,7 +145,7 @@ func (d *WorkDispatcher) manifestFor(rb *workv1alpha2.ResourceBinding, template 
 		}
 	}
 	if d.InjectState != nil {
-		if err := d.InjectState(m, tc.Name, rb.Spec.GracefulEvictionTasks); err != nil {
+		if err := d.InjectState(m, tc.Name, targetsOf(rb), rb.Spec.GracefulEvictionTasks); err != nil {
 			return runtime.RawExtension{}, fmt.Errorf("inject preserved state: %w", err)
 		}
 	}

@@ -57,6 +57,14 @@ func evictInto(rb *workv1alpha2.ResourceBinding, ev eviction.Eviction) (eviction
 }
 
 // targetNames lists the binding's target clusters.
+func targetsOf(rb *workv1alpha2.ResourceBinding) []eviction.TargetCluster {
+	out := make([]eviction.TargetCluster, len(rb.Spec.Clusters))
+	for i, tc := range rb.Spec.Clusters {
+		out[i] = eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
+	}
+	return out
+}
+
 func targetNames(rb *workv1alpha2.ResourceBinding) []string {
 	out := make([]string, len(rb.Spec.Clusters))
 	for i, tc := range rb.Spec.Clusters {
@@ -72,11 +80,11 @@ func targetNames(rb *workv1alpha2.ResourceBinding) []string {
 // StatefulFailoverInjection feature gate.
 func NewStateInjector(enabled bool) StateInjector {
 	injector := preservation.Injector{Enabled: enabled}
-	return func(manifest *unstructured.Unstructured, cluster string, tasks []eviction.GracefulEvictionTask) error {
+	return func(manifest *unstructured.Unstructured, cluster string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) error {
 		if len(tasks) == 0 {
 			return nil
 		}
-		_, err := injector.InjectFor(manifest, cluster, tasks)
+		_, err := injector.InjectFor(manifest, cluster, targets, tasks)
 		return err
 	}
 }
