@@ -47,7 +47,8 @@ type ClusterTaintConfig struct {
 	// NoExecute taints that users or Policies add.
 	NoExecuteAfterTimeout bool
 	// EvictionTimeout defaults to DefaultEvictionTimeout. It counts from the
-	// Ready condition's LastTransitionTime.
+	// first moment the cluster stopped being Ready, as the health taint's
+	// TimeAdded records it across flips between False and Unknown.
 	EvictionTimeout time.Duration
 	// Policies add and remove taints on condition matches. They are applied
 	// after the health taints, in the order of their Name (then their
@@ -67,7 +68,7 @@ type ConditionTaintPolicy struct {
 	// RemoveOnConditions, when non-empty and all matching, remove Taints.
 	RemoveOnConditions []ConditionMatch
 	// Taints are identified by key and effect; TimeAdded is ignored and set
-	// by ComputeClusterTaints for NoExecute taints.
+	// by ComputeClusterTaints when a taint is added.
 	Taints []corev1.Taint
 }
 
@@ -223,7 +224,7 @@ func validateMatches(matches []ConditionMatch, fldPath *field.Path) field.ErrorL
 // writing Result to the cluster's spec.taints with optimistic locking (the
 // resourceVersion the current taints were read at), and only when Changed.
 type ClusterTaintDiff struct {
-	// ToAdd are the taints that are new, with TimeAdded set on NoExecute ones.
+	// ToAdd are the taints that are new, each with its TimeAdded set.
 	ToAdd []corev1.Taint
 	// ToRemove are current taints that go.
 	ToRemove []corev1.Taint
@@ -251,16 +252,21 @@ type taintOp struct {
 // Health taints follow the Ready condition: False puts the not-ready taint
 // with effect NoSchedule, Unknown the unreachable one; only one of the two is
 // kept; both go when Ready is True; nothing changes while the cluster has no
-// Ready condition. With NoExecuteAfterTimeout the same key is also added with
-// effect NoExecute once now reaches LastTransitionTime + EvictionTimeout (not
-// a nanosecond earlier), and when Ready moves between False and Unknown the
-// NoExecute taint is swapped at once with its TimeAdded carried over, so a
-// change of failure reason neither restarts nor suspends the eviction clock.
-// Without that mode, NoExecute taints under the health keys belong to users
-// and policies and are left alone.
+// Ready condition. When Ready moves between False and Unknown the health
+// taints swap keys with their TimeAdded carried over, so the NoSchedule
+// taint's TimeAdded is the first moment the cluster stopped being Ready,
+// across any number of flips between not-ready states, and it is persisted
+// on the cluster. With NoExecuteAfterTimeout the same key is also added with
+// effect NoExecute once now reaches that moment (or the Ready condition's
+// LastTransitionTime, if earlier or no taint records it) + EvictionTimeout,
+// not a nanosecond earlier: a cluster flapping between False and Unknown
+// fails over within its timeout, and a restart changes nothing. Without that
+// mode, NoExecute taints under the health keys belong to users and policies
+// and are left alone.
 //
-// Then Policies apply. New NoExecute taints, and kept NoExecute taints that
-// lack one, get TimeAdded = now; existing TimeAdded values are kept.
+// Then Policies apply. Every new taint gets TimeAdded = now, as Karmada
+// stamps the taints it adds; kept NoExecute taints that lack one get it too
+// (their countdown starts and persists); existing TimeAdded values are kept.
 //
 // The error is ErrMissingTransitionTime (wrapped) when the NoExecute timeout
 // cannot be counted; the diff is still returned and usable.
@@ -299,15 +305,33 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 			if ready.Status == metav1.ConditionUnknown {
 				own, other = unreachable, notReady
 			}
-			op(own, "", corev1.TaintEffectNoSchedule, true, nil)
+			// The not-ready moment is persisted on the health taint itself
+			// (its TimeAdded), carried over when the key swaps: a cluster
+			// flipping between False and Unknown moves its condition's
+			// lastTransitionTime at every flip, but not this.
+			since := ready.LastTransitionTime.Time
+			var carried *metav1.Time
+			for _, key := range []string{own, other} {
+				if i := findTaint(current, key, corev1.TaintEffectNoSchedule); i >= 0 {
+					if ta := current[i].TimeAdded; ta != nil && !ta.IsZero() {
+						if carried == nil || ta.Before(carried) {
+							carried = ta
+						}
+						if since.IsZero() || ta.Before(&metav1.Time{Time: since}) {
+							since = ta.Time
+						}
+					}
+				}
+			}
+			op(own, "", corev1.TaintEffectNoSchedule, true, carried.DeepCopy())
 			op(other, "", corev1.TaintEffectNoSchedule, false, nil)
 			if cfg.NoExecuteAfterTimeout {
 				if prev := findTaint(current, other, corev1.TaintEffectNoExecute); prev >= 0 {
 					op(own, "", corev1.TaintEffectNoExecute, true, current[prev].TimeAdded.DeepCopy())
 					op(other, "", corev1.TaintEffectNoExecute, false, nil)
-				} else if ready.LastTransitionTime.IsZero() {
+				} else if since.IsZero() {
 					err = fmt.Errorf("%w: NoExecute taint %s not added", ErrMissingTransitionTime, own)
-				} else if due := ready.LastTransitionTime.Add(timeout); !now.Before(due) {
+				} else if due := since.Add(timeout); !now.Before(due) {
 					op(own, "", corev1.TaintEffectNoExecute, true, nil)
 				} else {
 					diff.NextCheck = due
@@ -349,7 +373,7 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 			fallthrough
 		case o.add && idx < 0:
 			t := o.taint
-			if t.Effect == corev1.TaintEffectNoExecute && t.TimeAdded == nil {
+			if t.TimeAdded == nil {
 				t.TimeAdded = nowT.DeepCopy()
 			}
 			diff.ToAdd = append(diff.ToAdd, t)

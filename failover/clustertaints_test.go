@@ -22,6 +22,10 @@ func readyCond(status metav1.ConditionStatus, since time.Time) metav1.Condition 
 
 func ns(key string) corev1.Taint { return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule} }
 
+func noSchedule(key string, at time.Time) corev1.Taint {
+	return corev1.Taint{Key: key, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &metav1.Time{Time: at}}
+}
+
 // taintIDs renders taints as key:effect[@timeAdded-offset-from-taintNow].
 func taintIDs(taints []corev1.Taint) []string {
 	var out []string
@@ -60,18 +64,18 @@ func TestComputeClusterTaints(t *testing.T) {
 		{name: "Ready False adds not-ready NoSchedule and drops unreachable",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-time.Hour))},
 			current:    []corev1.Taint{ns(ur)},
-			wantResult: []string{nr + "=:NoSchedule"},
-			wantAdd:    []string{nr + "=:NoSchedule"}, wantRemove: []string{ur + "=:NoSchedule"}},
+			wantResult: []string{nr + "=:NoSchedule@0s"},
+			wantAdd:    []string{nr + "=:NoSchedule@0s"}, wantRemove: []string{ur + "=:NoSchedule"}},
 		{name: "Ready Unknown adds unreachable NoSchedule and drops not-ready",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow)},
 			current:    []corev1.Taint{ns(nr)},
-			wantResult: []string{ur + "=:NoSchedule"},
-			wantAdd:    []string{ur + "=:NoSchedule"}, wantRemove: []string{nr + "=:NoSchedule"}},
+			wantResult: []string{ur + "=:NoSchedule@0s"},
+			wantAdd:    []string{ur + "=:NoSchedule@0s"}, wantRemove: []string{nr + "=:NoSchedule"}},
 		{name: "default mode never adds NoExecute and leaves the user's alone",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-time.Hour))},
 			current:    []corev1.Taint{noExecute(nr, taintNow.Add(-time.Minute))},
-			wantResult: []string{nr + "=:NoExecute@-1m0s", nr + "=:NoSchedule"},
-			wantAdd:    []string{nr + "=:NoSchedule"}},
+			wantResult: []string{nr + "=:NoExecute@-1m0s", nr + "=:NoSchedule@0s"},
+			wantAdd:    []string{nr + "=:NoSchedule@0s"}},
 		{name: "default mode: Ready True keeps the user's NoExecute (their policy removes it)",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
 			current:    []corev1.Taint{noExecute(nr, taintNow.Add(-time.Minute))},
@@ -93,8 +97,8 @@ func TestComputeClusterTaints(t *testing.T) {
 				NotReadyTaintKey: "example.com/down", UnreachableTaintKey: "example.com/gone"},
 			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow.Add(-2*time.Minute))},
 			current:    []corev1.Taint{ns("example.com/down")},
-			wantResult: []string{"example.com/gone=:NoSchedule", "example.com/gone=:NoExecute@0s"},
-			wantAdd:    []string{"example.com/gone=:NoSchedule", "example.com/gone=:NoExecute@0s"},
+			wantResult: []string{"example.com/gone=:NoSchedule@0s", "example.com/gone=:NoExecute@0s"},
+			wantAdd:    []string{"example.com/gone=:NoSchedule@0s", "example.com/gone=:NoExecute@0s"},
 			wantRemove: []string{"example.com/down=:NoSchedule"}},
 		{name: "legacy: existing NoExecute keeps its TimeAdded",
 			cfg:        legacy,
@@ -105,8 +109,8 @@ func TestComputeClusterTaints(t *testing.T) {
 			cfg:        legacy,
 			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow)},
 			current:    []corev1.Taint{ns(nr), noExecute(nr, taintNow.Add(-7*time.Minute))},
-			wantResult: []string{ur + "=:NoSchedule", ur + "=:NoExecute@-7m0s"},
-			wantAdd:    []string{ur + "=:NoSchedule", ur + "=:NoExecute@-7m0s"},
+			wantResult: []string{ur + "=:NoSchedule@0s", ur + "=:NoExecute@-7m0s"},
+			wantAdd:    []string{ur + "=:NoSchedule@0s", ur + "=:NoExecute@-7m0s"},
 			wantRemove: []string{nr + "=:NoSchedule", nr + "=:NoExecute@-7m0s"}},
 		{name: "legacy: Ready True removes NoExecute too",
 			cfg:        legacy,
@@ -117,9 +121,27 @@ func TestComputeClusterTaints(t *testing.T) {
 		{name: "legacy: missing LastTransitionTime is an error, NoSchedule still applied",
 			cfg:        legacy,
 			conds:      []metav1.Condition{{Type: failover.ConditionTypeReady, Status: metav1.ConditionFalse}},
-			wantResult: []string{nr + "=:NoSchedule"},
-			wantAdd:    []string{nr + "=:NoSchedule"},
+			wantResult: []string{nr + "=:NoSchedule@0s"},
+			wantAdd:    []string{nr + "=:NoSchedule@0s"},
 			wantErr:    failover.ErrMissingTransitionTime},
+		{name: "False to Unknown carries the NoSchedule taint's TimeAdded",
+			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow)},
+			current:    []corev1.Taint{noSchedule(nr, taintNow.Add(-3*time.Minute))},
+			wantResult: []string{ur + "=:NoSchedule@-3m0s"},
+			wantAdd:    []string{ur + "=:NoSchedule@-3m0s"}, wantRemove: []string{nr + "=:NoSchedule@-3m0s"}},
+		{name: "legacy: a flapping cluster counts from its first not-ready moment",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionFalse, taintNow.Add(-30*time.Second))},
+			current:    []corev1.Taint{noSchedule(ur, taintNow.Add(-5*time.Minute))},
+			wantResult: []string{nr + "=:NoSchedule@-5m0s", nr + "=:NoExecute@0s"},
+			wantAdd:    []string{nr + "=:NoSchedule@-5m0s", nr + "=:NoExecute@0s"}, wantRemove: []string{ur + "=:NoSchedule@-5m0s"}},
+		{name: "legacy: a flapping cluster not yet at its timeout waits for the first moment's deadline",
+			cfg:        legacy,
+			conds:      []metav1.Condition{readyCond(metav1.ConditionUnknown, taintNow)},
+			current:    []corev1.Taint{noSchedule(nr, taintNow.Add(-4*time.Minute))},
+			wantResult: []string{ur + "=:NoSchedule@-4m0s"},
+			wantAdd:    []string{ur + "=:NoSchedule@-4m0s"}, wantRemove: []string{nr + "=:NoSchedule@-4m0s"},
+			wantNext:   time.Minute},
 		{name: "NoExecute without TimeAdded gets stamped",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
 			current:    []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoExecute}},
@@ -239,7 +261,7 @@ func TestComputeClusterTaintsPolicies(t *testing.T) {
 		{name: "add wins over remove within a policy", policies: []failover.ConditionTaintPolicy{{Name: "both",
 			AddOnConditions: notTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
 			Taints: []corev1.Taint{{Key: "n", Effect: corev1.TaintEffectNoSchedule}}}},
-			conds: []metav1.Condition{netDown}, wantResult: []string{"n=:NoSchedule"}},
+			conds: []metav1.Condition{netDown}, wantResult: []string{"n=:NoSchedule@0s"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -292,5 +314,39 @@ func TestValidateClusterTaintConfig(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
+	}
+}
+
+// A pull-mode cluster whose agent flips Ready between False and Unknown
+// every 30 s still gets its NoExecute taint EvictionTimeout after it first
+// stopped being Ready: each flip moves the condition's lastTransitionTime,
+// but not the health taint's TimeAdded, which the next call reads back.
+func TestComputeClusterTaintsFlappingClusterFailsOver(t *testing.T) {
+	cfg := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}
+	start := taintNow
+	var taints []corev1.Taint
+	status := metav1.ConditionFalse
+	for step := 0; step <= 20; step++ {
+		now := start.Add(time.Duration(step) * 30 * time.Second)
+		if step > 0 {
+			if status == metav1.ConditionFalse {
+				status = metav1.ConditionUnknown
+			} else {
+				status = metav1.ConditionFalse
+			}
+		}
+		diff, err := failover.ComputeClusterTaints(cfg, []metav1.Condition{readyCond(status, now)}, taints, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		taints = diff.Result // persisted on the cluster, read back after a restart
+		hasNoExecute := false
+		for _, ta := range taints {
+			hasNoExecute = hasNoExecute || ta.Effect == corev1.TaintEffectNoExecute
+		}
+		due := !now.Before(start.Add(failover.DefaultEvictionTimeout))
+		if hasNoExecute != due {
+			t.Fatalf("after %s of flapping: NoExecute %v, want %v (taints %v)", now.Sub(start), hasNoExecute, due, taintIDs(taints))
+		}
 	}
 }

@@ -114,6 +114,10 @@ type ApplicationEviction struct {
 	// ClustersBeforeFailover are the binding's target clusters at the time
 	// of the decision.
 	ClustersBeforeFailover []string
+	// Settled reports that the workload was Healthy on FromCluster at
+	// least once, so the state it reports is its own progress (see
+	// eviction.Eviction.Settled).
+	Settled bool
 }
 
 // Detection is the outcome of one look at one binding.
@@ -122,8 +126,12 @@ type Detection struct {
 	// DetectorInput.Clusters.
 	Evictions []ApplicationEviction
 	// Records replace the input records; the caller persists them. An
-	// evicted cluster's record is dropped, and so are records of clusters
-	// no longer targeted.
+	// evicted cluster's record is kept until the cluster leaves
+	// DetectorInput.Clusters, which is how a carried-out eviction commits:
+	// Evictions are proposals, and one the caller could not carry out (the
+	// pacer refused it, the state could not be read) comes back at the next
+	// look with its countdown and Settled flag, never restarted. Records of
+	// clusters no longer targeted are dropped.
 	Records []WorkloadHealthRecord
 	// RecordsChanged reports whether Records differ from the input records,
 	// so that the caller writes only on change.
@@ -158,6 +166,7 @@ func (e ApplicationEviction) Eviction(preserved map[string]string) eviction.Evic
 		PurgeMode:              e.PurgeMode,
 		GracePeriodSeconds:     e.GracePeriodSeconds,
 		SuppressDeletion:       e.SuppressDeletion,
+		Settled:                e.Settled,
 		PreservedLabelState:    preserved,
 		ClustersBeforeFailover: e.ClustersBeforeFailover,
 	}
@@ -289,9 +298,12 @@ func DetectApplicationFailure(in DetectorInput, now time.Time, cfg DetectorConfi
 			d.NextCheck = next
 		}
 		if evict {
-			d.Evictions = append(d.Evictions, policy.eviction(cluster, status, rec.FailingSince, in.Clusters))
-			continue
+			d.Evictions = append(d.Evictions, policy.eviction(cluster, status, rec, wh.Settled, in.Clusters))
 		}
+		// An evicted cluster keeps its record: the eviction is a proposal
+		// until it takes effect, and the cluster leaving the targets is what
+		// drops the record. A refused or failed eviction is proposed again at
+		// the next look, its countdown and Settled flag intact.
 		if rec.FailingSince != nil || rec.Settled {
 			d.Records = append(d.Records, rec)
 		}
@@ -364,9 +376,11 @@ func (p *appPolicy) step(rec *WorkloadHealthRecord, wh ObservedHealth, status he
 	return true, time.Time{}
 }
 
-func (p *appPolicy) eviction(cluster string, status health.Status, since *metav1.Time, clusters []string) ApplicationEviction {
+func (p *appPolicy) eviction(cluster string, status health.Status, rec WorkloadHealthRecord, settled bool, clusters []string) ApplicationEviction {
+	since := rec.FailingSince
 	e := ApplicationEviction{
 		FromCluster:             cluster,
+		Settled:                 rec.Settled || settled,
 		PurgeMode:               p.purgeMode,
 		BlockPredecessorSeconds: ptr.To(p.block),
 		Reason:                  eviction.ReasonApplicationFailure,

@@ -501,11 +501,59 @@ func TestDetectorRestartContinuesCountdown(t *testing.T) {
 	if len(d.Evictions) != 1 || d.Evictions[0].FromCluster != "member1" {
 		t.Fatalf("t=60 after restart: %+v, want member1 evicted", d)
 	}
-	// The evicted cluster's record is gone; member2 stays settled.
+	// The eviction is a proposal: member1's record stays until member1
+	// leaves the targets.
+	if len(after.Export()) != 2 {
+		t.Fatalf("records after the proposal: %+v", after.Export())
+	}
+	// The eviction took effect: member1 is no target any more, its record
+	// goes; member2 stays settled.
+	if _, err := after.Detect("shop/web", policy, []string{"member2"}, wh); err != nil {
+		t.Fatal(err)
+	}
 	want := []failover.DetectorRecord{{Binding: "shop/web",
 		WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "member2", Settled: true}}}
 	if diff := cmp.Diff(want, after.Export()); diff != "" {
-		t.Errorf("records after eviction (-want +got):\n%s", diff)
+		t.Errorf("records after the eviction (-want +got):\n%s", diff)
+	}
+}
+
+// An eviction the caller could not carry out (the pacer refused it) is not
+// forgotten: the next look proposes it again at once, without a new
+// toleration, and a healthy-once precondition stays met.
+func TestDetectorKeepsARefusedEviction(t *testing.T) {
+	policy := &failover.ApplicationFailoverBehavior{
+		DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr.To[int32](60)},
+		PreConditions:      &failover.PreConditions{HealthyState: health.Healthy},
+	}
+	clusters := []string{"member1", "member2"}
+	healthy := []failover.ObservedHealth{{ClusterName: "member1", Status: health.Healthy}, {ClusterName: "member2", Status: health.Healthy}}
+	failing := []failover.ObservedHealth{{ClusterName: "member1", Status: health.Unhealthy}, {ClusterName: "member2", Status: health.Healthy}}
+	in := failover.DetectorInput{Policy: policy, Clusters: clusters, Health: healthy}
+	d, err := failover.DetectApplicationFailure(in, detT0, failover.DetectorConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Records, in.Health = d.Records, failing
+	if d, err = failover.DetectApplicationFailure(in, detAt(1), failover.DetectorConfig{}); err != nil || len(d.Evictions) != 0 {
+		t.Fatalf("countdown start: %+v %v", d, err)
+	}
+	in.Records = d.Records
+	d, err = failover.DetectApplicationFailure(in, detAt(61), failover.DetectorConfig{})
+	if err != nil || len(d.Evictions) != 1 || !d.Evictions[0].Settled {
+		t.Fatalf("toleration over: %+v %v", d, err)
+	}
+	// The pacer refuses; the caller keeps the records as returned. Every
+	// later look proposes the eviction again at once.
+	for _, at := range []int{62, 90, 600} {
+		in.Records = d.Records
+		d, err = failover.DetectApplicationFailure(in, detAt(at), failover.DetectorConfig{})
+		if err != nil || len(d.Evictions) != 1 || d.Evictions[0].FromCluster != "member1" {
+			t.Fatalf("t=%d after a refusal: %+v %v", at, d, err)
+		}
+		if ev := d.Evictions[0].Eviction(nil); !ev.Settled {
+			t.Fatalf("t=%d: the eviction forgot the copy settled: %+v", at, ev)
+		}
 	}
 }
 

@@ -159,7 +159,10 @@ type Plan struct {
 //     (Reason InsufficientCandidates): the targets are Request.Targets.
 //   - Divided: keeps the replicas on the targets and shares the missing
 //     ones (Replicas minus what the targets hold) among the feasible
-//     clusters, targets included, by Division. A cluster's
+//     clusters, targets included, by Division. A target that passes the
+//     filters only because the workload is already on it (an untolerated
+//     NoSchedule taint: a not-ready or unreachable cluster) keeps its
+//     replicas and receives none. A cluster's
 //     AvailableReplicas, when known, caps what it takes; what fits nowhere
 //     is Unplaced. When nothing fits anywhere it adds none (Reason
 //     InsufficientCandidates).
@@ -406,8 +409,15 @@ func candidateClusters(req *Request, w *Workload, filtered *Result, failed map[s
 func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[string]struct{}) []slot {
 	candidates := candidateClusters(req, w, filtered, failed, true)
 	slots := make([]slot, 0, len(candidates))
+	fresh := *w
+	fresh.Placement = nil
 	for _, c := range candidates {
 		s := slot{name: c.Name, room: -1, placed: w.InPlacement(c.Name)}
+		if s.placed && !takesNewReplicas(req, &fresh, c) {
+			// A filter lets a placed cluster keep what it runs (a
+			// NoSchedule taint, say); that is no leave to receive more.
+			continue
+		}
 		if c.AvailableReplicas != nil {
 			s.room = max(int64(*c.AvailableReplicas), 0)
 		}
@@ -428,6 +438,21 @@ func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[strin
 		}
 	}
 	return slots
+}
+
+// takesNewReplicas re-runs the filters on a placed cluster as if the
+// workload were not on it yet: the answer for new replicas.
+func takesNewReplicas(req *Request, fresh *Workload, c *Cluster) bool {
+	filters := req.Filters
+	if filters == nil {
+		filters = DefaultFilters()
+	}
+	for _, f := range filters {
+		if f.Filter(fresh, c).Rejected {
+			return false
+		}
+	}
+	return true
 }
 
 // divideByWeight shares n among slots in proportion to their weights,

@@ -461,3 +461,31 @@ func TestReplaceInvalidRequests(t *testing.T) {
 		t.Errorf("nil request: %v", err)
 	}
 }
+
+// A placed cluster with an untolerated NoSchedule taint (not ready,
+// unreachable) keeps its replicas and receives no new ones, under every
+// division.
+func TestDividedTaintedPlacedClusterReceivesNothing(t *testing.T) {
+	for _, div := range []DivisionPreference{DivideByStaticWeight, DivideAggregated, DivideByAvailableReplicas} {
+		t.Run(string(div), func(t *testing.T) {
+			fleet := fleetOf("a", "b", "c")
+			fleet[1].Taints = []corev1.Taint{{Key: "cluster.karmada.io/unreachable", Effect: corev1.TaintEffectNoSchedule}}
+			for i := range fleet {
+				fleet[i].AvailableReplicas = ptr.To[int32](10)
+			}
+			placed := []eviction.TargetCluster{{Name: "a", Replicas: 2}, {Name: "b", Replicas: 2}}
+			plan, err := Replace(&Request{
+				Type: Divided, Targets: keptAfter(placed, "a"), Evicted: evictedFrom(placed, "a"),
+				Clusters: fleet, Replicas: 4, Division: div,
+				StaticWeights: map[string]int64{"a": 1, "b": 5, "c": 1},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []eviction.TargetCluster{{Name: "b", Replicas: 2}, {Name: "c", Replicas: 2}}
+			if diff := cmp.Diff(want, plan.Targets); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
