@@ -141,7 +141,7 @@ func TestComputeClusterTaints(t *testing.T) {
 			current:    []corev1.Taint{noSchedule(nr, taintNow.Add(-4*time.Minute))},
 			wantResult: []string{ur + "=:NoSchedule@-4m0s"},
 			wantAdd:    []string{ur + "=:NoSchedule@-4m0s"}, wantRemove: []string{nr + "=:NoSchedule@-4m0s"},
-			wantNext:   time.Minute},
+			wantNext: time.Minute},
 		{name: "NoExecute without TimeAdded gets stamped",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
 			current:    []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoExecute}},
