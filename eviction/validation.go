@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -17,6 +16,33 @@ const (
 	// MaxMessageLength is the longest message accepted, in bytes.
 	MaxMessageLength = 32768
 )
+
+// conditionReasonMessage explains the reason rule when a reason breaks it.
+const conditionReasonMessage = "must be a CamelCase word: a letter, then letters, digits, '_', ',' or ':', " +
+	"ending with a letter, digit or '_' (for example " + ReasonTaintUntolerated + ")"
+
+// isConditionReason reports whether reason follows the rule the API server
+// applies to metav1.Condition's reason: a letter first, then letters, digits,
+// '_', ',' or ':', and a letter, digit or '_' last. The rule is kept here
+// rather than called from apimachinery because apimachinery's validator
+// for it exists only from v0.37 on, and the library supports v0.35.
+func isConditionReason(reason string) bool {
+	if reason == "" || !isASCIILetter(reason[0]) {
+		return false
+	}
+	for i := 1; i < len(reason); i++ {
+		c := reason[i]
+		switch {
+		case isASCIILetter(c), c >= '0' && c <= '9', c == '_':
+		case (c == ',' || c == ':') && i < len(reason)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // supportedPurgeModes lists the values reported when a purge mode is not
 // recognised; the legacy spellings are accepted but not advertised.
@@ -41,8 +67,8 @@ func ValidateGracefulEvictionTask(t *GracefulEvictionTask, fldPath *field.Path) 
 		// error is enough and keeps validation cheap on hostile input.
 		errs = append(errs, field.TooLong(reasonPath, "", MaxReasonLength))
 	default:
-		for _, msg := range metav1validation.IsValidConditionReason(t.Reason) {
-			errs = append(errs, field.Invalid(reasonPath, t.Reason, msg))
+		if !isConditionReason(t.Reason) {
+			errs = append(errs, field.Invalid(reasonPath, t.Reason, conditionReasonMessage))
 		}
 	}
 	if len(t.Message) > MaxMessageLength {

@@ -1,6 +1,7 @@
 package eviction
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,4 +120,45 @@ func describe(errs field.ErrorList) []string {
 		out = append(out, string(e.Type)+" "+e.Field)
 	}
 	return out
+}
+
+func TestConditionReasonRule(t *testing.T) {
+	cases := map[string]bool{
+		"TaintUntolerated": true,
+		"A":                true,
+		"a":                true,
+		"Reason_":          true,
+		"ReasonA,ReasonB":  true,
+		"ReasonA:ReasonB":  true,
+		"Reason9":          true,
+		"MY_NAME":          true,
+		"":                 false,
+		"9Reason":          false,
+		"_Reason":          false,
+		"Reason,":          false,
+		"Reason:":          false,
+		"Re-ason":          false,
+		"Re ason":          false,
+		"Reasón":           false,
+		"Reason.":          false,
+	}
+	for reason, want := range cases {
+		if got := isConditionReason(reason); got != want {
+			t.Errorf("isConditionReason(%q) = %v, want %v", reason, got, want)
+		}
+	}
+}
+
+// FuzzConditionReasonRule checks the byte scan against the pattern the API
+// server documents for a condition reason.
+func FuzzConditionReasonRule(f *testing.F) {
+	for _, s := range []string{"TaintUntolerated", "A,B", "A:", "_", "a1_", "Ñ", ""} {
+		f.Add(s)
+	}
+	pattern := regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
+	f.Fuzz(func(t *testing.T, reason string) {
+		if got, want := isConditionReason(reason), pattern.MatchString(reason); got != want {
+			t.Fatalf("isConditionReason(%q) = %v, pattern says %v", reason, got, want)
+		}
+	})
 }

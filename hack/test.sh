@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: vet and race-enabled unit tests of the library and
-# the simulator, then the reference controllers' integration tests against a
-# real kube-apiserver and etcd (built from the Go module proxy on first run and
-# cached; see hack/kube-assets.sh).
+# the simulator at the floor go.mod declares (k8s.io v0.35, Go 1.25), the
+# check that the library fits Karmada's module graph, the same tests at the
+# newest k8s.io release, then the reference controllers' integration tests
+# against a real kube-apiserver and etcd (built from the Go module proxy on
+# first run and cached; see hack/kube-assets.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +12,11 @@ echo "==> go vet (library)"
 go vet ./...
 echo "==> go test -race (library, simulator)"
 go test -race -count=1 ./...
+
+echo "==> module graph: the library inside Karmada's (hack/check-karmada-graph.sh)"
+bash hack/check-karmada-graph.sh
+echo "==> newest k8s.io: a copy of the library raised to k8s.io v0.37.2 (hack/test-newest.sh)"
+bash hack/test-newest.sh
 
 if [ -f examples/karmada/go.mod ]; then
   echo "==> kube-apiserver and etcd for the integration tests"

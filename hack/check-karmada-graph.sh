@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Proves that the library drops into Karmada's module graph: a scratch module
+# that requires Karmada and this checkout (through a replace), and imports
+# Karmada's pkg/util/helper beside every library package, must after
+# `go mod tidy`
+#   - keep its go line at Karmada's Go minor (1.25.x),
+#   - keep every k8s.io staging module (k8s.io/api, apimachinery, client-go,
+#     ...) at Karmada's minor (v0.35.x),
+#   - keep k8s.io/utils, k8s.io/kube-openapi and k8s.io/klog/v2 at the exact
+#     versions Karmada requires,
+#   - raise no other module Karmada requires, except those listed in
+#     allowed_raises below with the reason,
+#   - and build, with the Go release named by FLOOR_GO (the oldest the go
+#     line allows), fetched through the module proxy as a toolchain module.
+#
+# Overrides: KARMADA_VERSION, FLOOR_GO (a toolchain name such as go1.25.7, or
+# "local" to build with the Go on PATH).
+set -euo pipefail
+
+karmada_version="${KARMADA_VERSION:-v1.17.1}"
+floor_go="${FLOOR_GO:-go1.25.7}"
+want_go_minor="1.25"
+want_k8s_minor="v0.35"
+
+# Modules the library needs newer than Karmada has, each with why.
+#   github.com/yuin/gopher-lua: Karmada pins a 2022 commit whose pattern
+#   matcher recurses without a bound, so a hostile health script can overflow
+#   the goroutine stack (a fatal error no recover catches); v1.1.2 bounds it.
+allowed_raises=(github.com/yuin/gopher-lua)
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "${scratch}"' EXIT
+fail=0
+problem() { echo "check-karmada-graph: $*" >&2; fail=1; }
+
+karmada_mod=$(go mod download -json "github.com/karmada-io/karmada@${karmada_version}" |
+  sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
+[ -f "${karmada_mod}" ] || { echo "check-karmada-graph: no go.mod for Karmada ${karmada_version}" >&2; exit 1; }
+# "path version" for every module Karmada requires.
+karmada_requires=$(go mod edit -json "${karmada_mod}" |
+  awk '/"Path":/ {gsub(/[",]/, "", $2); p = $2} /"Version":/ {gsub(/[",]/, "", $2); print p, $2}')
+karmada_version_of() { awk -v m="$1" '$1 == m {print $2}' <<<"${karmada_requires}"; }
+
+library_packages=$(cd "${root}" && go list -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v '/examples/')
+
+cat >"${scratch}/go.mod" <<EOF
+module fleetover.test/karmadagraph
+
+go ${want_go_minor}.0
+
+require (
+	github.com/fleetover/fleetover v0.0.0
+	github.com/karmada-io/karmada ${karmada_version}
+)
+
+replace github.com/fleetover/fleetover => ${root}
+EOF
+{
+  echo "// Command karmadagraph links Karmada's helpers and fleetover together."
+  echo "package main"
+  echo
+  echo "import ("
+  echo "	_ \"github.com/karmada-io/karmada/pkg/util/helper\""
+  for p in ${library_packages}; do echo "	_ \"${p}\""; done
+  echo ")"
+  echo
+  echo "func main() {}"
+} >"${scratch}/main.go"
+
+cd "${scratch}"
+GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod tidy
+
+go_line=$(go mod edit -json | sed -n 's/^[[:space:]]*"Go": "\(.*\)",$/\1/p')
+case "${go_line}" in
+  "${want_go_minor}" | "${want_go_minor}".*) ;;
+  *) problem "go line is ${go_line}, want ${want_go_minor}.x" ;;
+esac
+
+selected=$(go list -m -f '{{.Path}} {{.Version}}' all)
+selected_version_of() { awk -v m="$1" '$1 == m {print $2}' <<<"${selected}"; }
+
+while read -r path version; do
+  case "${path}" in
+    k8s.io/utils | k8s.io/kube-openapi | k8s.io/klog/v2) ;;
+    k8s.io/*)
+      # Staging modules are released with Kubernetes' minor under major
+      # version 0 (v1.35.0 -> v0.35.0); others (k8s.io/gengo) use
+      # pseudo-versions and are left out.
+      if [[ "${version}" =~ ^v0\.[0-9]+\.[0-9]+$ && "${version}" != "${want_k8s_minor}".* ]]; then
+        problem "${path} is ${version}, want ${want_k8s_minor}.x"
+      fi
+      ;;
+  esac
+done <<<"${selected}"
+
+for m in k8s.io/api k8s.io/apimachinery k8s.io/client-go k8s.io/component-helpers; do
+  [ -n "$(selected_version_of "${m}")" ] || problem "${m} is missing from the graph"
+done
+
+raised=()
+while read -r path want; do
+  got=$(selected_version_of "${path}")
+  [ -z "${got}" ] || [ "${got}" = "${want}" ] && continue
+  case "${path}" in
+    k8s.io/utils | k8s.io/kube-openapi | k8s.io/klog/v2)
+      problem "${path} is ${got}, Karmada requires ${want}"
+      continue
+      ;;
+  esac
+  allowed=0
+  for a in "${allowed_raises[@]}"; do [ "${a}" = "${path}" ] && allowed=1; done
+  if [ "${allowed}" = 1 ]; then
+    raised+=("${path} ${want} -> ${got} (allowed)")
+  else
+    problem "${path} raised from Karmada's ${want} to ${got}"
+  fi
+done <<<"${karmada_requires}"
+for r in "${raised[@]}"; do echo "check-karmada-graph: raised ${r}"; done
+
+echo "check-karmada-graph: building with ${floor_go}"
+GOTOOLCHAIN="${floor_go}" go build -o /dev/null . || problem "the scratch module does not build with ${floor_go}"
+
+if [ "${fail}" != 0 ]; then
+  echo "check-karmada-graph: FAILED (scratch go.mod follows)" >&2
+  cat go.mod >&2
+  exit 1
+fi
+echo "check-karmada-graph: ok: go ${go_line}; $(printf '%s %s, ' \
+  k8s.io/apimachinery "$(selected_version_of k8s.io/apimachinery)" \
+  k8s.io/utils "$(selected_version_of k8s.io/utils)" \
+  k8s.io/kube-openapi "$(selected_version_of k8s.io/kube-openapi)" \
+  k8s.io/klog/v2 "$(selected_version_of k8s.io/klog/v2)")Karmada ${karmada_version}"
