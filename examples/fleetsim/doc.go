@@ -17,6 +17,15 @@
 // library.go); the simulator adds only what a controller adds around it:
 // persistence, queues, dispatch and the member clusters.
 //
+// The engine's files follow the controllers it stands in for: engine.go
+// holds the step loop; cluster.go the member clusters' ground truth, Ready
+// condition and taints; workload.go a workload and its binding;
+// clusterfailover.go the taint manager; appfailover.go application
+// failover; evict.go an eviction; targets.go writing a placement;
+// dispatch.go dispatch with state injection; gracefuleviction.go the
+// graceful eviction controller; member.go the copies on member clusters;
+// restart.go a controller restart.
+//
 // Guarantees: a run is a pure function of the scenario and the seed (the
 // same timeline every time); nothing reads the wall clock except the
 // figures that say how long a run took; a panic in a step is reported as an

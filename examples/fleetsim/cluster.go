@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+)
+
+// cluster is one member cluster: what is really happening to it (ground
+// truth, set by the fault schedule) and what the control plane believes
+// (its Ready condition and taints).
+type cluster struct {
+	idx      int
+	name     string
+	zone     string
+	pull     bool
+	down     bool // API server and workloads are down
+	notReady bool // reachable, health endpoint fails
+	parted   bool // alive, unreachable from the control plane
+	flap     bool // alternates down/up every flapPeriod
+	flapPer  time.Duration
+	flapFrom time.Time
+
+	cond   metav1.Condition
+	taints []corev1.Taint
+	// taintsDue: the taints must be computed again (the condition changed,
+	// or the NoExecute timeout the last computation asked for has come).
+	taintsDue  bool
+	taintsNext time.Time
+}
+
+func (c *cluster) alive() bool     { return !c.down }
+func (c *cluster) reachable() bool { return !c.down && !c.parted }
+func (c *cluster) healthy() bool   { return !c.down && !c.parted && !c.notReady }
+func (c *cluster) ready() bool     { return c.cond.Status == metav1.ConditionTrue }
+
+// monitorClusters feeds this step's heartbeats to the cluster health
+// tracker and records Ready transitions.
+func (e *Engine) monitorClusters() {
+	now := e.Now()
+	changed := false
+	for _, c := range e.clusters {
+		p := probeResult{Heard: c.reachable(), Reachable: c.reachable(), HealthOK: c.healthy()}
+		r := e.lib.ClusterHealth.Observe(c.name, c.pull, p)
+		if r.Status != c.cond.Status || r.Reason != c.cond.Reason {
+			from := c.cond.Status
+			if r.Status != c.cond.Status {
+				c.cond.LastTransitionTime = metav1.NewTime(now)
+			}
+			c.cond.Status, c.cond.Reason = r.Status, r.Reason
+			c.taintsDue = true
+			changed = true
+			e.tl.add(e, EvReady, c.name, "", fmt.Sprintf("Ready %s -> %s (%s)", from, r.Status, r.Reason))
+		}
+	}
+	unhealthy := 0
+	views := make([]eviction.ClusterHealthView, len(e.clusters))
+	for i, c := range e.clusters {
+		views[i] = eviction.ClusterHealthView{Name: c.name, Zone: c.zone, Healthy: c.ready()}
+		if !c.ready() {
+			unhealthy++
+		}
+	}
+	if !changed && !e.pacerStale {
+		return // the pacer's mode only depends on the clusters' readiness
+	}
+	e.pacerStale = false
+	before := e.lib.Pacer.Mode()
+	e.lib.Pacer.Observe(views)
+	if m := e.lib.Pacer.Mode(); m != before {
+		e.tl.add(e, EvPacer, "", "", fmt.Sprintf("disruption mode %s -> %s (%d of %d clusters not Ready)", before, m, unhealthy, len(e.clusters)))
+	}
+}
+
+func (e *Engine) taintClusters() {
+	now := e.Now()
+	for _, c := range e.clusters {
+		if !c.taintsDue && (c.taintsNext.IsZero() || now.Before(c.taintsNext)) {
+			continue
+		}
+		next, at := e.lib.Taints(c.cond, c.taints, now)
+		c.taintsDue, c.taintsNext = false, at
+		for _, t := range next {
+			if !hasTaint(c.taints, t) {
+				e.tl.add(e, EvTaint, c.name, "", fmt.Sprintf("+taint %s:%s", t.Key, t.Effect))
+			}
+		}
+		for _, t := range c.taints {
+			if !hasTaint(next, t) {
+				e.tl.add(e, EvUntaint, c.name, "", fmt.Sprintf("-taint %s:%s", t.Key, t.Effect))
+			}
+		}
+		c.taints = next
+		if hasNoExecute(next) {
+			e.taintQueue.Add(c.idx, now)
+		}
+	}
+}
+
+func hasTaint(ts []corev1.Taint, t corev1.Taint) bool {
+	for i := range ts {
+		if ts[i].Key == t.Key && ts[i].Effect == t.Effect {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/suspension"
+)
+
+// dispatch applies w's manifest to every target cluster that lacks it, as
+// the binding and execution controllers would.
+func (e *Engine) dispatch(w *workload) {
+	now := e.Now()
+	for _, t := range w.targets {
+		c := e.byName[t.Name]
+		want := w.spec.Replicas
+		if w.divided {
+			want = t.Replicas
+		}
+		// The Work's Dispatching condition, written only when it changes;
+		// a suspension (or a resume) goes on the timeline.
+		had := len(w.workConds[c.idx]) > 0
+		if up := suspension.SetDispatchingCondition(&w.workConds[c.idx], w.susp, c.name, 1, now); up.Transitioned && (up.Suspended || had) {
+			cond := w.workConds[c.idx][0]
+			e.tl.add(e, EvHold, c.name, w.name(), fmt.Sprintf("Work condition Dispatching=%s (%s)", cond.Status, cond.Reason))
+		}
+		cp := w.copies[c.idx]
+		if cp != nil && !cp.deleting && cp.replicas == want {
+			continue
+		}
+		if suspension.Decide(w.susp, c.name, suspension.OperationApply) == suspension.ActionHold {
+			continue
+		}
+		if cp == nil || cp.deleting {
+			gate := eviction.DispatchBlocked(c.name, e.pendingPurges(w), now, e.assessOptions())
+			if gate.Blocked {
+				e.noteHold(w, c.name, "dispatch held: old copy on "+gate.BlockedBy+" is being purged directly")
+				continue
+			}
+		}
+		if !c.reachable() {
+			continue
+		}
+		e.inv.onDispatch(w, c)
+		delete(w.heldNoted, c.name)
+		if cp != nil && !cp.deleting {
+			cp.replicas = want
+			e.tl.add(e, EvDispatch, c.name, w.name(), fmt.Sprintf("replicas -> %d", want))
+			continue
+		}
+		// The manifest for the new cluster carries the preserved state.
+		manifest := objectOf(w, &copyState{replicas: want}, nil)
+		if _, err := e.lib.State.Inject(manifest, append(slices.Clone(w.tasks), w.carried...), c.name); err != nil {
+			e.noteHold(w, c.name, "dispatch held: preserved state cannot be injected: "+err.Error())
+			continue
+		}
+		labels := manifest.GetLabels()
+		cp = &copyState{replicas: want, created: now, labels: labels}
+		cp.jobID = e.jobIDFor(w, labels)
+		w.copies[c.idx] = cp
+		if len(labels) > 0 {
+			w.carried = slices.DeleteFunc(w.carried, func(t eviction.GracefulEvictionTask) bool {
+				return t.FromCluster != c.name && !slices.Contains(t.ClustersBeforeFailover, c.name)
+			})
+		}
+		e.stats.Dispatches++
+		detail := fmt.Sprintf("dispatched (%d replicas)", want)
+		if len(labels) > 0 {
+			detail += ", injected " + formatLabels(labels)
+		}
+		e.tl.add(e, EvDispatch, c.name, w.name(), detail)
+	}
+}
+
+// pendingPurges lists the old copies a Directly purge still waits for: the
+// purges whose task the assessment already removed, and the Directly tasks
+// not judged yet (the old copy must go before the new one starts).
+func (e *Engine) pendingPurges(w *workload) []eviction.PendingPurge {
+	// A purge whose old copy is gone (or never existed) holds nothing back.
+	w.purges = slices.DeleteFunc(w.purges, func(p eviction.PendingPurge) bool {
+		c := e.byName[p.Cluster]
+		return c == nil || w.copies[c.idx] == nil
+	})
+	out := slices.Clone(w.purges)
+	for i := range w.tasks {
+		t := &w.tasks[i]
+		if t.PurgeMode.Normalize() != eviction.PurgeDirectly {
+			continue
+		}
+		c := e.byName[t.FromCluster]
+		if c == nil || w.copies[c.idx] == nil {
+			continue
+		}
+		p := eviction.PendingPurge{Cluster: t.FromCluster, Since: e.Now(), Unreachable: !c.reachable(), ClustersBeforeFailover: t.ClustersBeforeFailover}
+		if t.CreationTimestamp != nil {
+			p.Since = t.CreationTimestamp.Time
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (e *Engine) noteHold(w *workload, cluster, msg string) {
+	if w.heldNoted[cluster] {
+		return
+	}
+	w.heldNoted[cluster] = true
+	e.tl.add(e, EvHold, cluster, w.name(), msg)
+}
+
+// jobIDFor is the stateful workload's operator: a copy started with the
+// preserved job id label resumes that job; otherwise it starts a new one.
+func (e *Engine) jobIDFor(w *workload, labels map[string]string) string {
+	if w.spec.Kind != "FlinkDeployment" {
+		return ""
+	}
+	for _, v := range labels {
+		if v != "" && v == w.origJob {
+			return v
+		}
+	}
+	if w.origJob == "" {
+		if id := w.spec.State["jobId"]; id != "" {
+			w.origJob = id
+			return id
+		}
+	}
+	w.jobSeq++
+	id := fmt.Sprintf("%016x%016x", e.rng.Uint64(), uint64(w.jobSeq))
+	if w.origJob == "" {
+		w.origJob = id
+	}
+	return id
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fleetover/fleetover/eviction"
+)
+
+// evict removes cluster c from w's placement, records a graceful eviction
+// task and asks the scheduler for a failover re-placement, if the fleet-wide
+// pacer allows one more eviction now.
+func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) bool {
+	if w.hasTask(c.name) && !w.isTarget(c.name) {
+		return false
+	}
+	if !e.lib.Pacer.TryAccept(c.zone) {
+		if !w.heldNoted["pacer/"+c.name] {
+			w.heldNoted["pacer/"+c.name] = true
+			e.tl.add(e, EvPacer, c.name, w.name(), "eviction deferred by the pacer ("+e.lib.Pacer.Mode()+")")
+		}
+		return false
+	}
+	delete(w.heldNoted, "pacer/"+c.name)
+	ev.Cluster = c.name
+	if ev.Message == "" {
+		ev.Message = fmt.Sprintf("%s on %s", ev.Reason, c.name)
+	}
+	if cp := w.copies[c.idx]; cp != nil && len(cp.collected) > 0 {
+		state, err := e.lib.State.Extract(w, cp.collected, app)
+		if err != nil {
+			e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
+			return false
+		}
+		ev.PreservedLabelState = state
+	}
+	before := w.targets
+	res, err := eviction.Evict(w.targets, w.tasks, ev)
+	if err != nil {
+		e.tl.add(e, EvEvict, c.name, w.name(), "eviction rejected: "+err.Error())
+		return false
+	}
+	if res.Outcome != eviction.EvictTaskAdded {
+		w.targets, w.tasks = res.Targets, res.Tasks
+		return false
+	}
+	e.inv.onEvict(w, c)
+	w.targets, w.tasks = res.Targets, res.Tasks
+	e.stats.Evictions++
+	detail := fmt.Sprintf("evicted (%s, purge %s)", ev.Reason, ev.PurgeMode.Normalize())
+	if len(ev.PreservedLabelState) > 0 {
+		detail += ", preserved " + formatLabels(ev.PreservedLabelState)
+	}
+	e.tl.add(e, EvEvict, c.name, w.name(), detail)
+	e.replace(w, before, c.name)
+	return true
+}
+
+func formatLabels(m map[string]string) string {
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/suspension"
+)
+
+// syncCopies is the member side: copies start, become healthy, report
+// status; deletions complete where the cluster can be reached.
+func (e *Engine) syncCopies(w *workload) {
+	for ci, cp := range w.copies {
+		if cp == nil {
+			continue
+		}
+		c := e.clusters[ci]
+		if !cp.deleting && !w.isTarget(c.name) && !w.hasTask(c.name) {
+			cp.deleting = true // orphan: neither placed nor being evicted
+		}
+		if cp.deleting {
+			if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
+				e.inv.violate(InvDeletionNotBlocked, c.name, w.name(), "a deletion was held")
+			}
+			if c.reachable() {
+				w.copies[ci] = nil
+				e.stats.Deletions++
+				e.tl.add(e, EvDelete, c.name, w.name(), "old copy deleted")
+				w.purges = slices.DeleteFunc(w.purges, func(p eviction.PendingPurge) bool { return p.Cluster == c.name })
+			} else {
+				for i := range w.purges {
+					if w.purges[i].Cluster == c.name {
+						w.purges[i].Unreachable = true
+					}
+				}
+			}
+			continue
+		}
+		if c.reachable() {
+			e.collect(w, c, cp)
+		}
+	}
+}
+
+// collect builds the status the control plane collects from cp and runs
+// the health interpreter on the object, as the status controller does when
+// a member cluster reports a change.
+func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
+	ready := int64(0)
+	failing := w.failing[c.idx]
+	if c.alive() && !failing && !e.Now().Before(cp.created.Add(e.sc.Settings.StartupDelay.D())) {
+		ready = int64(cp.replicas)
+	}
+	sig := statusSig{ready: ready, replicas: cp.replicas, failing: failing}
+	if cp.collected != nil && sig == cp.sig {
+		return
+	}
+	cp.sig = sig
+	var status map[string]any
+	switch w.spec.Kind {
+	case "FlinkDeployment":
+		state := "RUNNING"
+		if ready == 0 {
+			state = "RECONCILING"
+			if failing {
+				state = "FAILED"
+			}
+		}
+		status = map[string]any{
+			"observedGeneration":         int64(1),
+			"lifecycleState":             "STABLE",
+			"jobManagerDeploymentStatus": "READY",
+			"jobStatus": map[string]any{
+				"jobId":     cp.jobID,
+				"jobName":   w.name(),
+				"state":     state,
+				"startTime": strconv.FormatInt(cp.created.UnixMilli(), 10),
+				"checkpointInfo": map[string]any{
+					"lastPeriodicCheckpointTimestamp": cp.created.UnixMilli(),
+					"formatType":                      "FULL",
+				},
+			},
+		}
+	case "StatefulSet":
+		status = map[string]any{
+			"observedGeneration": int64(1),
+			"replicas":           int64(cp.replicas),
+			"readyReplicas":      ready,
+			"availableReplicas":  ready,
+			"currentReplicas":    int64(cp.replicas),
+			"updatedReplicas":    int64(cp.replicas),
+		}
+	default:
+		status = map[string]any{
+			"observedGeneration": int64(1),
+			"replicas":           int64(cp.replicas),
+			"updatedReplicas":    int64(cp.replicas),
+			"readyReplicas":      ready,
+			"availableReplicas":  ready,
+		}
+	}
+	raw, err := json.Marshal(status)
+	if err != nil {
+		cp.collected, cp.health = nil, health.Unknown
+		return
+	}
+	if cp.firstCollected.IsZero() {
+		cp.firstCollected = e.Now()
+	}
+	cp.collected = raw
+	cp.health = e.lib.Interpret(objectOf(w, cp, status))
+	cp.settled = cp.settled || cp.health == health.Healthy
+}
+
+// objectOf builds the workload object as it exists on a member cluster.
+func objectOf(w *workload, cp *copyState, status map[string]any) *unstructured.Unstructured {
+	apiVersion := "apps/v1"
+	if w.spec.Kind == "FlinkDeployment" {
+		apiVersion = "flink.apache.org/v1beta1"
+	}
+	obj := map[string]any{
+		"apiVersion": apiVersion,
+		"kind":       w.spec.Kind,
+		"metadata":   map[string]any{"name": w.name(), "generation": int64(1)},
+		"spec":       map[string]any{"replicas": int64(cp.replicas)},
+	}
+	if status != nil {
+		obj["status"] = status
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// purgeDeleted removes a deleted workload's copies; deletion is never held.
+func (e *Engine) purgeDeleted(w *workload) {
+	for ci, cp := range w.copies {
+		if cp == nil {
+			continue
+		}
+		c := e.clusters[ci]
+		if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
+			e.inv.violate(InvDeletionNotBlocked, c.name, w.name(), "deletion of a deleted workload was held")
+			continue
+		}
+		if c.reachable() {
+			w.copies[ci] = nil
+			e.stats.Deletions++
+			e.tl.add(e, EvDelete, c.name, w.name(), "copy deleted (workload deleted)")
+		}
+	}
+}
