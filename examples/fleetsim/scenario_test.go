@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 )
 
 const validHead = `name: t
@@ -206,7 +206,7 @@ func FuzzParseScenario(f *testing.F) {
 			if !errors.As(err, &pe) || len(pe.Errors) == 0 {
 				t.Fatalf("error is not a non-empty *ParseError: %v", err)
 			}
-			lines := bytes.Count(data, []byte("\n")) + 1
+			lines := yamlLines(data)
 			for _, se := range pe.Errors {
 				if se.Line < 0 || se.Line > lines || se.Msg == "" {
 					t.Fatalf("error outside the file's %d lines or empty: %+v", lines, se)
@@ -227,4 +227,58 @@ func FuzzParseScenario(f *testing.F) {
 			}
 		}
 	})
+}
+
+// yamlLines counts the lines of a YAML document as the YAML parser does: a
+// line ends at LF, CR, CR LF, NEL, LS or PS, and a document that starts
+// with a UTF-16 byte order mark is read as UTF-16.
+func yamlLines(data []byte) int {
+	text := string(data)
+	if len(data) >= 2 && (data[0] == 0xFF && data[1] == 0xFE || data[0] == 0xFE && data[1] == 0xFF) {
+		units := make([]uint16, 0, len(data)/2)
+		for i := 2; i+1 < len(data); i += 2 {
+			if data[0] == 0xFF {
+				units = append(units, uint16(data[i])|uint16(data[i+1])<<8)
+			} else {
+				units = append(units, uint16(data[i])<<8|uint16(data[i+1]))
+			}
+		}
+		text = string(utf16.Decode(units))
+	}
+	lines := 1
+	for i := 0; i < len(text); i++ {
+		switch {
+		case text[i] == '\r':
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			lines++
+		case text[i] == '\n':
+			lines++
+		case strings.HasPrefix(text[i:], "\u0085"), strings.HasPrefix(text[i:], "\u2028"), strings.HasPrefix(text[i:], "\u2029"):
+			lines++
+		}
+	}
+	return lines
+}
+
+func TestYAMLLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"", 1},
+		{"a", 1},
+		{"a\n", 2},
+		{"\r0", 2},
+		{"a\r\nb", 2},
+		{"a\r\rb", 3},
+		{"a\u2028b\u0085c\u2029", 4},
+		{"\xff\xfea\x00\r\x00b\x00", 2},
+		{"\xfe\xff\x00a\x00\n\x00\r\x00b", 3},
+	} {
+		if got := yamlLines([]byte(tc.in)); got != tc.want {
+			t.Errorf("yamlLines(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
 }
