@@ -492,7 +492,7 @@ func TestRunCLICampaignAndScale(t *testing.T) {
 	if code := run([]string{"-campaign", "20", "-seed", "5"}, &out, io.Discard); code != 0 {
 		t.Fatalf("campaign exit %d: %s", code, out.String())
 	}
-	if !strings.HasPrefix(out.String(), "campaign: 20 schedules (seeds 5..24), 7200 steps,") || !strings.Contains(out.String(), " 0 violations") {
+	if !strings.HasPrefix(out.String(), "campaign on random fleets: 20 schedules (seeds 5..24), 7200 steps,") || !strings.Contains(out.String(), " 0 violations") {
 		t.Errorf("campaign output %q", out.String())
 	}
 	out.Reset()
@@ -502,8 +502,89 @@ func TestRunCLICampaignAndScale(t *testing.T) {
 	if !strings.Contains(out.String(), "20 clusters (2 failed), 2000 workloads") || !strings.Contains(out.String(), "GOMAXPROCS=1") {
 		t.Errorf("scale output %q", out.String())
 	}
-	if code := run([]string{"-scale", "-clusters", "1"}, io.Discard, io.Discard); code != 2 {
-		t.Errorf("a one-cluster scale fleet: exit %d", code)
+}
+
+func TestRunCLIRejectsBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-campaign", "0"}, "fleetsim: -campaign: must be between 1 and 10000000 schedules, got 0"},
+		{[]string{"-campaign", "-5"}, "fleetsim: -campaign: must be between 1 and 10000000 schedules, got -5"},
+		{[]string{"-clusters", "20"}, "fleetsim: -clusters: only sizes the -scale wave; add -scale"},
+		{[]string{"-workloads", "20"}, "fleetsim: -workloads: only sizes the -scale wave; add -scale"},
+		{[]string{"-fail-percent", "20"}, "fleetsim: -fail-percent: only sizes the -scale wave; add -scale"},
+		{[]string{"-scale", "-campaign", "3"}, "fleetsim: -campaign: does nothing with -scale"},
+		{[]string{"-scale", "-scenario", "x.yaml"}, "fleetsim: -scenario: does nothing with -scale"},
+		{[]string{"-scale", "-clusters", "1"}, "fleetsim: -clusters: must be between 2 and 65535, got 1"},
+		{[]string{"-scale", "-fail-percent", "0"}, "fleetsim: -fail-percent: must be between 1 and 100, got 0"},
+		{[]string{"-scale", "-workloads", "0"}, "fleetsim: -workloads: must be between 1 and 100000000, got 0"},
+		{[]string{"-campaign", "2", "-quiet"}, "fleetsim: -quiet: does nothing with -campaign"},
+		{[]string{"extra"}, `fleetsim: unexpected argument "extra"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(tc.args, &out, &errOut); code != 2 {
+				t.Fatalf("exit %d, want 2 (a usage error)", code)
+			}
+			if !strings.HasPrefix(errOut.String(), tc.want) {
+				t.Errorf("stderr %q, want prefix %q", errOut.String(), tc.want)
+			}
+			if !strings.Contains(errOut.String(), "Usage of fleetsim:") {
+				t.Errorf("stderr lacks the usage: %q", errOut.String())
+			}
+			if out.Len() != 0 {
+				t.Errorf("a usage error ran something: %q", out.String())
+			}
+		})
+	}
+}
+
+func TestCampaignRunsOnTheScenarioFleet(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "fleet.yaml")
+	fleet := "# my fleet\nname: mine\nduration: 20m\nstep: 10s\nclusters: [{name: x1, zone: zx}, {name: y1, zone: zy}]\n" +
+		"workloads:\n  - {name: app, kind: Deployment, replicas: 2, placement: {spreadConstraints: [{minGroups: 1, maxGroups: 1}]}}\n" +
+		"faults:\n  - {at: 1m, type: outage, cluster: x1}\n"
+	if err := os.WriteFile(p, []byte(fleet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"-campaign", "4", "-scenario", p}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	// 20m at 10s steps: 120 steps per schedule, the scenario's own.
+	if want := "campaign on the fleet of " + p + ": 4 schedules (seeds 1..4), 480 steps,"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output %q, want prefix %q", out.String(), want)
+	}
+	base := mustParse(t, fleet)
+	for seed := int64(1); seed <= 4; seed++ {
+		data, err := WithRandomFaults([]byte(fleet), base, seed, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := ParseScenario("campaign.yaml", data)
+		if err != nil {
+			t.Fatalf("seed %d: the rewritten scenario does not parse: %v\n%s", seed, err, data)
+		}
+		if sc.Name != "mine" || len(sc.Clusters) != 2 || sc.Clusters[0].Name != "x1" || len(sc.Workloads) != 1 || sc.Workloads[0].Name != "app" || sc.Seed != seed {
+			t.Errorf("seed %d: the campaign changed the fleet: %+v", seed, sc)
+		}
+		if !bytes.Contains(data, []byte("# my fleet")) {
+			t.Errorf("seed %d: comments lost", seed)
+		}
+		for _, f := range sc.Faults {
+			if f.Cluster != "" && f.Cluster != "x1" && f.Cluster != "y1" || f.Zone != "" && f.Zone != "zx" && f.Zone != "zy" || f.Workload != "" && f.Workload != "app" {
+				t.Errorf("seed %d: fault %+v is not on the scenario's fleet", seed, f)
+			}
+		}
+	}
+	var errOut bytes.Buffer
+	if code := run([]string{"-campaign", "2", "-scenario", filepath.Join(dir, "missing.yaml")}, io.Discard, &errOut); code != 2 {
+		t.Errorf("a missing scenario: exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), "missing.yaml: no such file or directory") {
+		t.Errorf("a missing scenario is not reported: %q", errOut.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -40,7 +41,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
 	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
 	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
-	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules instead of a scenario")
+	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -scenario fleet when given, else on random fleets")
 	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
 	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
@@ -54,8 +55,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "fleetsim: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return usageError(fs, stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := validateFlags(cfg, set); err != nil {
+		return usageError(fs, stderr, err.Error())
 	}
 	// The bar is for long runs: drawn on a terminal for a campaign of 100
 	// schedules or more and a scenario of 20,000 steps or more (a day at
@@ -64,26 +69,87 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case cfg.scale:
 		return runScale(cfg, stdout, stderr)
-	case cfg.campaign > 0:
+	case set["campaign"]:
 		return runCampaignCmd(cfg, stdout, stderr, cfg.progress || (terminal && cfg.campaign >= 100))
 	}
 	return runScenario(cfg, stdout, stderr, cfg.progress, terminal)
+}
+
+// Bounds of the numeric flags.
+const (
+	maxCampaignSchedules = 10_000_000
+	maxScaleClusters     = 65535
+	maxScaleWorkloads    = 100_000_000
+)
+
+// validateFlags rejects values out of range and flags that would do nothing
+// in the mode asked for; set holds the flags given on the command line.
+func validateFlags(cfg config, set map[string]bool) error {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if set["campaign"] && (cfg.campaign < 1 || cfg.campaign > maxCampaignSchedules) {
+		bad("-campaign: must be between 1 and %d schedules, got %d", maxCampaignSchedules, cfg.campaign)
+	}
+	for _, name := range []string{"clusters", "workloads", "fail-percent"} {
+		if set[name] && !cfg.scale {
+			bad("-%s: only sizes the -scale wave; add -scale", name)
+		}
+	}
+	if cfg.scale {
+		for _, name := range []string{"campaign", "scenario", "report", "quiet", "progress"} {
+			if set[name] {
+				bad("-%s: does nothing with -scale (the scale wave builds its own fleet and prints figures only)", name)
+			}
+		}
+		if cfg.clusters < 2 || cfg.clusters > maxScaleClusters {
+			bad("-clusters: must be between 2 and %d, got %d", maxScaleClusters, cfg.clusters)
+		}
+		if cfg.workloads < 1 || cfg.workloads > maxScaleWorkloads {
+			bad("-workloads: must be between 1 and %d, got %d", maxScaleWorkloads, cfg.workloads)
+		}
+		if cfg.failPct < 1 || cfg.failPct > 100 {
+			bad("-fail-percent: must be between 1 and 100, got %d", cfg.failPct)
+		}
+	}
+	if set["campaign"] && set["quiet"] {
+		bad("-quiet: does nothing with -campaign (a campaign prints no timeline)")
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(errs, "\n"))
+}
+
+// usageError reports a bad command line the way the flag package does:
+// the problem, then the usage; the exit code is 2.
+func usageError(fs *flag.FlagSet, stderr io.Writer, msg string) int {
+	for _, line := range strings.Split(msg, "\n") {
+		fmt.Fprintln(stderr, "fleetsim: "+line)
+	}
+	fs.Usage()
+	return 2
 }
 
 func loadScenario(path string) (*Scenario, error) {
 	if path == "" {
 		return ParseScenario("scenario.yaml (embedded)", embeddedScenario)
 	}
+	data, err := readScenarioFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScenario(path, data)
+}
+
+// readScenarioFile reads at most one byte more than a scenario may hold, so
+// that the parser reports an oversized file instead of reading all of it.
+func readScenarioFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	return ParseScenario(path, data)
+	return io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
 }
 
 func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal bool) int {
