@@ -56,14 +56,14 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 	// Push cluster, failure threshold 30 s: Ready=False 30 s after the fault;
 	// NoExecute 5 min later; the default toleration (60 s in the scenario)
 	// then runs out.
-	if o.Cluster != "east-1" || o.Detected != 30*time.Second || o.Tainted != 30*time.Second {
+	if o.Cluster != "east-1" || o.NotReady != 30*time.Second || o.NoSchedule != 30*time.Second {
 		t.Errorf("detection: %+v", o)
 	}
 	if o.NoExecute != 5*time.Minute+30*time.Second || o.FirstEviction != 6*time.Minute+30*time.Second {
 		t.Errorf("NoExecute at %s, first eviction at %s", o.NoExecute, o.FirstEviction)
 	}
-	if strings.Join(o.Affected, ",") != "api,flink,web" {
-		t.Errorf("affected %v", o.Affected)
+	if strings.Join(o.Affected, ",") != "api,flink,web" || strings.Join(o.Evicted, ",") != "api,flink,web" {
+		t.Errorf("affected %v, evicted %v", o.Affected, o.Evicted)
 	}
 	// flink (Directly) waits for its unreachable old copy until the escape
 	// (10 min after its task), then starts and becomes healthy.
@@ -84,8 +84,8 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 	if e.dispatchedTo("web", "west-2") {
 		t.Error("web was dispatched to the suspended cluster west-2")
 	}
-	if sum.Stats.Restarts != 1 {
-		t.Errorf("restarts %d", sum.Stats.Restarts)
+	if sum.Activity.Restarts != 1 {
+		t.Errorf("restarts %d", sum.Activity.Restarts)
 	}
 
 	// Divided 1:2 moves all 6 replicas to west-1 (seed 002's example).
@@ -393,7 +393,7 @@ func TestRunCLI(t *testing.T) {
 	if code := run(nil, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut.String())
 	}
-	for _, want := range []string{"TIMELINE", "SUMMARY", "time to detect", "state carried: flink", "web -> west-2 never dispatched", "0 violations"} {
+	for _, want := range []string{"TIMELINE", "SUMMARY", "time to Ready not True", "state carried: flink", "web -> west-2 never dispatched", "0 violations"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}

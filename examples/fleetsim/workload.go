@@ -73,10 +73,11 @@ type workload struct {
 
 	// susp is the policy's suspension as it is now (faults suspend and
 	// resume dispatching during the run).
-	susp      *suspension.Suspension
-	workConds [][]metav1.Condition // by cluster index: the Work's conditions
-	heldNoted map[string]bool      // dispatch holds already on the timeline
-	lastPlace string
+	susp       *suspension.Suspension
+	workConds  [][]metav1.Condition // by cluster index: the Work's conditions
+	heldNoted  map[string]bool      // dispatch holds already on the timeline
+	notHealthy bool                 // the timeline's last word on its health
+	lastPlace  string
 }
 
 func (w *workload) name() string { return w.spec.Name }
