@@ -21,7 +21,7 @@ func (e *Engine) failoverApplications() {
 		for _, t := range w.targets {
 			c := e.byName[t.Name]
 			// Failover is paused while dispatching to the cluster is
-			// suspended (seed 004): such a cluster is not judged.
+			// suspended: such a cluster is not judged.
 			if suspension.FailoverPaused(w.susp, c.name) {
 				continue
 			}

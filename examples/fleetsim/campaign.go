@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -386,6 +387,9 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		fmt.Fprintln(stderr, "fleetsim:", err)
 		return 2
 	}
+	if cfg.output == "json" {
+		return writeCampaignJSON(cfg, stdout, stderr, fleet, seed, res)
+	}
 	fmt.Fprintf(stdout, "campaign on %s: %d schedules (seeds %d..%d), %d steps, %d evictions, %d controller restarts, %d violations, in %s\n",
 		fleet, res.Schedules, seed, seed+int64(res.Schedules)-1, res.Steps, res.Evictions, res.Restarts, len(res.Violations), time.Since(started).Round(time.Millisecond))
 	if len(res.Violations) == 0 {
@@ -413,4 +417,34 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		fmt.Fprintf(stdout, "  replay the first failing schedule: go run ./examples/fleetsim %s -report DIR\n", replay)
 	}
 	return 1
+}
+
+// writeCampaignJSON writes a campaign's result as one JSON document; with
+// -report, the first failing schedule is written as in text mode.
+func writeCampaignJSON(cfg config, stdout, stderr io.Writer, fleet string, seed int64, res CampaignResult) int {
+	out := struct {
+		Fleet      string          `json:"fleet"`
+		Schedules  int             `json:"schedules"`
+		FirstSeed  int64           `json:"firstSeed"`
+		Steps      int             `json:"steps"`
+		Evictions  int             `json:"evictions"`
+		Restarts   int             `json:"controllerRestarts"`
+		Violations []jsonViolation `json:"violations"`
+		Failing    string          `json:"failingScenario,omitempty"`
+	}{Fleet: fleet, Schedules: res.Schedules, FirstSeed: seed, Steps: res.Steps, Evictions: res.Evictions, Restarts: res.Restarts,
+		Violations: []jsonViolation{}, Failing: string(res.FailingScenario)}
+	for _, v := range res.Violations {
+		out.Violations = append(out.Violations, jsonViolation{Invariant: v.Invariant, Step: v.Step, AtSeconds: seconds(v.At),
+			Seed: v.Seed, Cluster: v.Cluster, Workload: v.Workload, Detail: v.Detail})
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintln(stderr, "fleetsim:", err)
+		return 2
+	}
+	if len(res.Violations) > 0 {
+		return 1
+	}
+	return 0
 }

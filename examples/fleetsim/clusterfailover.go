@@ -31,7 +31,7 @@ func (e *Engine) failoverClusters() {
 				continue
 			}
 			// Failover is paused while dispatching to the cluster is
-			// suspended (seed 004).
+			// suspended.
 			if suspension.FailoverPaused(w.susp, c.name) {
 				continue
 			}

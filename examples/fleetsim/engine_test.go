@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -88,7 +89,7 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 		t.Errorf("restarts %d", sum.Activity.Restarts)
 	}
 
-	// Divided 1:2 moves all 6 replicas to west-1 (seed 002's example).
+	// Divided 1:2 moves all 6 replicas to west-1 when east-1 fails.
 	api := e.wByName["api"]
 	if placementKey(api.targets) != "[west-1=6]" {
 		t.Errorf("api placement %s", placementKey(api.targets))
@@ -521,6 +522,8 @@ func TestRunCLIRejectsBadFlags(t *testing.T) {
 		{[]string{"-scale", "-workloads", "0"}, "fleetsim: -workloads: must be between 1 and 100000000, got 0"},
 		{[]string{"-campaign", "2", "-quiet"}, "fleetsim: -quiet: does nothing with -campaign"},
 		{[]string{"extra"}, `fleetsim: unexpected argument "extra"`},
+		{[]string{"-o", "yaml"}, `fleetsim: -o: must be text or json, got "yaml"`},
+		{[]string{"-scale", "-o", "json"}, "fleetsim: -o json: the -scale wave prints text figures only"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
@@ -710,5 +713,58 @@ faults:
 	}
 	if !e.wByName["w"].isTarget("b") {
 		t.Errorf("w targets %v", e.wByName["w"].targets)
+	}
+}
+
+func TestRunCLIWritesJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-o", "json"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var doc struct {
+		Scenario string `json:"scenario"`
+		Outages  []struct {
+			Cluster    string   `json:"cluster"`
+			NoSchedule *float64 `json:"noScheduleTaintAfterSeconds"`
+			Healthy    *float64 `json:"workloadsHealthyAgainAfterSeconds"`
+		} `json:"outages"`
+		Activity struct {
+			NewCopies      int `json:"newCopies"`
+			ReplicaChanges int `json:"replicaChanges"`
+		} `json:"activity"`
+		Violations []any `json:"violations"`
+		Timeline   []struct {
+			AtSeconds float64 `json:"atSeconds"`
+			Kind      string  `json:"kind"`
+			Job       string  `json:"job"`
+		} `json:"timeline"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	e := runEmbedded(t)
+	sum := e.Summarize()
+	if doc.Scenario != "embedded" || len(doc.Timeline) != len(e.Timeline().Events) || len(doc.Outages) != len(sum.Outages) || doc.Violations == nil {
+		t.Fatalf("document does not match the run: %d events (want %d), %d outages (want %d)", len(doc.Timeline), len(e.Timeline().Events), len(doc.Outages), len(sum.Outages))
+	}
+	o := doc.Outages[0]
+	if o.Cluster != "east-1" || o.NoSchedule == nil || *o.NoSchedule != sum.Outages[0].NoSchedule.Seconds() || o.Healthy == nil || *o.Healthy != sum.Outages[0].HealthyAgain.Seconds() {
+		t.Errorf("outage figures %+v, summary %+v", o, sum.Outages[0])
+	}
+	dispatches, jobs := 0, 0
+	for _, ev := range doc.Timeline {
+		if ev.Kind == string(EvDispatch) {
+			dispatches++
+		}
+		if ev.Job != "" {
+			jobs++
+		}
+	}
+	if dispatches != doc.Activity.NewCopies+doc.Activity.ReplicaChanges || jobs != 2 {
+		t.Errorf("%d dispatch events, activity %+v, %d events name a job (want 2, flink's two copies)", dispatches, doc.Activity, jobs)
+	}
+	out.Reset()
+	if code := run([]string{"-o", "json", "-quiet"}, &out, io.Discard); code != 0 || bytes.Contains(out.Bytes(), []byte(`"timeline"`)) {
+		t.Errorf("-quiet -o json: exit %d, timeline present: %v", code, bytes.Contains(out.Bytes(), []byte(`"timeline"`)))
 	}
 }

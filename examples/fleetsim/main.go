@@ -26,6 +26,7 @@ type config struct {
 	clusters  int
 	workloads int
 	failPct   int
+	output    string
 }
 
 func main() {
@@ -48,6 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
 	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
 	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
+	fs.StringVar(&cfg.output, "o", "text", "output `format`: text (for people) or json (summary and timeline, for tools)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -110,6 +112,12 @@ func validateFlags(cfg config, set map[string]bool) error {
 		if cfg.failPct < 1 || cfg.failPct > 100 {
 			bad("-fail-percent: must be between 1 and 100, got %d", cfg.failPct)
 		}
+	}
+	if cfg.output != "text" && cfg.output != "json" {
+		bad("-o: must be text or json, got %q", cfg.output)
+	}
+	if cfg.scale && cfg.output == "json" {
+		bad("-o json: the -scale wave prints text figures only")
 	}
 	if set["campaign"] && set["quiet"] {
 		bad("-quiet: does nothing with -campaign (a campaign prints no timeline)")
@@ -175,6 +183,24 @@ func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal b
 	elapsed := time.Since(started)
 	if bar != nil {
 		bar.done()
+	}
+	if cfg.output == "json" {
+		sum := e.Summarize()
+		if err := writeJSON(stdout, sum, e.Timeline(), !cfg.quiet); err != nil {
+			fmt.Fprintln(stderr, "fleetsim:", err)
+			return 2
+		}
+		if cfg.report != "" {
+			if err := writeReport(cfg.report, e, sum); err != nil {
+				fmt.Fprintln(stderr, "fleetsim: report:", err)
+				return 2
+			}
+			fmt.Fprintf(stderr, "fleetsim: report written to %s (report.md, timeline.svg)\n", cfg.report)
+		}
+		if len(violations) > 0 {
+			return 1
+		}
+		return 0
 	}
 	if !cfg.quiet {
 		fmt.Fprintf(stdout, "TIMELINE  scenario %q (%s)\n", sc.Name, sc.Description)
