@@ -64,6 +64,19 @@ func TestSVGAggregatesALargeFleet(t *testing.T) {
 	if !bytes.Contains(svg, []byte("200 of 200 clusters not Ready")) || !bytes.Contains(svg, []byte("workloads not healthy on every target")) {
 		t.Error("the zone outage does not show in the aggregated lanes")
 	}
+	// The summary reads the zone outage as one block.
+	var sum strings.Builder
+	if err := e.Summarize().Render(&sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"zoneOutage zone z0 (200 clusters) at +00:02:00\n", "    time to Ready not True            +30s on all 200\n"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+	if n := strings.Count(sum.String(), "time to Ready not True"); n != 1 {
+		t.Errorf("the summary has %d outage blocks, want 1", n)
+	}
 	// Five zone lanes and one workload lane: a page, not 1,050 lanes.
 	if elems["text"] > 60 || len(svg) > 200_000 {
 		t.Errorf("%d text elements, %d bytes", elems["text"], len(svg))

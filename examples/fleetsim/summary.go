@@ -18,6 +18,7 @@ import (
 // happened.
 type OutageReport struct {
 	Fault    string
+	Label    string // the fault as the timeline names it
 	Cluster  string
 	Workload string // set for a workload failure (application failover)
 	At       time.Duration
@@ -163,7 +164,7 @@ func faultSubjects(e *Engine, f timedFault) []string {
 // measureOutage reads, from the timeline, how the fleet handled fault f on
 // cluster.
 func measureOutage(events []Event, f timedFault, cluster string) OutageReport {
-	r := OutageReport{Fault: f.kind, Cluster: cluster, Workload: f.spec.Workload, At: f.at,
+	r := OutageReport{Fault: f.kind, Label: f.label, Cluster: cluster, Workload: f.spec.Workload, At: f.at,
 		NotReady: notYet, NoSchedule: notYet, NoExecute: notYet, FirstEviction: notYet, HealthyAgain: notYet}
 	// The fault's own event splits the timeline into before and after.
 	from := slices.IndexFunc(events, func(ev Event) bool { return ev.Kind == EvFault && ev.At == f.at && ev.Detail == f.label })
@@ -356,6 +357,94 @@ func measureState(events []Event, workload, label string) StateReport {
 	return r
 }
 
+// maxOutageBlocks is the most clusters of one fault the summary shows one
+// by one; more read as one block.
+const maxOutageBlocks = 3
+
+func renderOutage(b *strings.Builder, o OutageReport) {
+	if o.Workload != "" {
+		fmt.Fprintf(b, "  %s: %s on %s at %s\n", o.Fault, o.Workload, o.Cluster, formatSimTime(o.At))
+	} else {
+		fmt.Fprintf(b, "  %s of %s at %s\n", o.Fault, o.Cluster, formatSimTime(o.At))
+		fmt.Fprintf(b, "    time to Ready not True            %s\n", fmtRel(o.NotReady))
+		fmt.Fprintf(b, "    time to NoSchedule taint          %s\n", fmtRel(o.NoSchedule))
+		fmt.Fprintf(b, "    time to NoExecute taint           %s\n", fmtRel(o.NoExecute))
+	}
+	evicted := ""
+	if o.Workload == "" {
+		evicted = listed(o.Evicted, "evicted")
+	}
+	fmt.Fprintf(b, "    time to first eviction            %s%s\n", fmtRel(o.FirstEviction), evicted)
+	switch {
+	case o.Workload != "":
+		fmt.Fprintf(b, "    time to %-26s%s\n", o.Workload+" healthy again", fmtRel(o.HealthyAgain))
+	case len(o.Affected) == 0:
+		b.WriteString("    time to workloads healthy again   -  (no workload ran there)\n")
+	case o.HealthyAgain == 0:
+		fmt.Fprintf(b, "    time to workloads healthy again   +0s%s, never unhealthy\n", listed(o.Affected, "ran there"))
+	default:
+		fmt.Fprintf(b, "    time to workloads healthy again   %s%s\n", fmtRel(o.HealthyAgain), listed(o.Affected, "ran there"))
+	}
+}
+
+// renderOutageGroup writes the clusters one fault hit as one block: for
+// each figure, the first and the last cluster to reach it, and how many
+// never did.
+func renderOutageGroup(b *strings.Builder, os []OutageReport) {
+	affected, evicted := map[string]bool{}, map[string]bool{}
+	for _, o := range os {
+		for _, w := range o.Affected {
+			affected[w] = true
+		}
+		for _, w := range o.Evicted {
+			evicted[w] = true
+		}
+	}
+	fmt.Fprintf(b, "  %s (%d clusters) at %s\n", os[0].Label, len(os), formatSimTime(os[0].At))
+	figure := func(label string, os []OutageReport, get func(OutageReport) time.Duration, note string) {
+		first, last, never := notYet, notYet, 0
+		for _, o := range os {
+			d := get(o)
+			switch {
+			case d < 0:
+				never++
+			case first < 0:
+				first, last = d, d
+			default:
+				first, last = min(first, d), max(last, d)
+			}
+		}
+		var v string
+		switch {
+		case never == len(os):
+			v = "never"
+		case first == last:
+			v = fmtRel(first)
+		default:
+			v = fmt.Sprintf("%s first, %s last", fmtRel(first), fmtRel(last))
+		}
+		switch {
+		case never == 0 && first == last:
+			v += fmt.Sprintf(" on all %d", len(os))
+		case never > 0 && never < len(os):
+			v += fmt.Sprintf(" on %d, never on %d", len(os)-never, never)
+		}
+		fmt.Fprintf(b, "    %-34s%s%s\n", label, v, note)
+	}
+	figure("time to Ready not True", os, func(o OutageReport) time.Duration { return o.NotReady }, "")
+	figure("time to NoSchedule taint", os, func(o OutageReport) time.Duration { return o.NoSchedule }, "")
+	figure("time to NoExecute taint", os, func(o OutageReport) time.Duration { return o.NoExecute }, "")
+	figure("time to first eviction", os, func(o OutageReport) time.Duration { return o.FirstEviction }, fmt.Sprintf("  (%s evicted)", plural(len(evicted), "workload")))
+	if len(affected) == 0 {
+		b.WriteString("    time to workloads healthy again   -  (no workload ran there)\n")
+		return
+	}
+	// Only the clusters that ran a workload have one to be healthy again.
+	ran := slices.DeleteFunc(slices.Clone(os), func(o OutageReport) bool { return len(o.Affected) == 0 })
+	figure("time to workloads healthy again", ran, func(o OutageReport) time.Duration { return o.HealthyAgain },
+		fmt.Sprintf("  (%s ran on %d of the clusters)", plural(len(affected), "workload"), len(ran)))
+}
+
 // listed writes names as "  (a, b what)", or nothing for no names.
 func listed(names []string, what string) string {
 	if len(names) == 0 {
@@ -391,32 +480,23 @@ func fmtRel(d time.Duration) string {
 // Render writes the summary for people.
 func (s Summary) Render(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "SUMMARY  scenario %q, seed %d: %d clusters, %d workloads, %d faults, %s of fleet time in %s steps\n",
-		s.Scenario, s.Seed, s.Clusters, s.Workloads, s.Faults, s.SimTime, s.Step)
-	for _, o := range s.Outages {
-		if o.Workload != "" {
-			fmt.Fprintf(&b, "  %s: %s on %s at %s\n", o.Fault, o.Workload, o.Cluster, formatSimTime(o.At))
+	fmt.Fprintf(&b, "SUMMARY  scenario %q, seed %d: %s, %s, %s, %s of fleet time in %s steps\n",
+		s.Scenario, s.Seed, plural(s.Clusters, "cluster"), plural(s.Workloads, "workload"), plural(s.Faults, "fault"), s.SimTime, s.Step)
+	for i := 0; i < len(s.Outages); {
+		// One fault over many clusters (a zone outage) reads as one block.
+		j := i + 1
+		for j < len(s.Outages) && s.Outages[i].Workload == "" && s.Outages[j].Workload == "" &&
+			s.Outages[j].Fault == s.Outages[i].Fault && s.Outages[j].At == s.Outages[i].At {
+			j++
+		}
+		if j-i > maxOutageBlocks {
+			renderOutageGroup(&b, s.Outages[i:j])
 		} else {
-			fmt.Fprintf(&b, "  %s of %s at %s\n", o.Fault, o.Cluster, formatSimTime(o.At))
-			fmt.Fprintf(&b, "    time to Ready not True            %s\n", fmtRel(o.NotReady))
-			fmt.Fprintf(&b, "    time to NoSchedule taint          %s\n", fmtRel(o.NoSchedule))
-			fmt.Fprintf(&b, "    time to NoExecute taint           %s\n", fmtRel(o.NoExecute))
+			for _, o := range s.Outages[i:j] {
+				renderOutage(&b, o)
+			}
 		}
-		evicted := ""
-		if o.Workload == "" {
-			evicted = listed(o.Evicted, "evicted")
-		}
-		fmt.Fprintf(&b, "    time to first eviction            %s%s\n", fmtRel(o.FirstEviction), evicted)
-		switch {
-		case o.Workload != "":
-			fmt.Fprintf(&b, "    time to %-26s%s\n", o.Workload+" healthy again", fmtRel(o.HealthyAgain))
-		case len(o.Affected) == 0:
-			b.WriteString("    time to workloads healthy again   -  (no workload ran there)\n")
-		case o.HealthyAgain == 0:
-			fmt.Fprintf(&b, "    time to workloads healthy again   +0s%s, never unhealthy\n", listed(o.Affected, "ran there"))
-		default:
-			fmt.Fprintf(&b, "    time to workloads healthy again   %s%s\n", fmtRel(o.HealthyAgain), listed(o.Affected, "ran there"))
-		}
+		i = j
 	}
 	for _, st := range s.States {
 		switch {
