@@ -236,7 +236,7 @@ func WithRandomFaults(data []byte, sc *Scenario, seed int64, duration time.Durat
 	var faults []FaultSpec
 	for range 1 + r.IntN(6) {
 		f := FaultSpec{
-			At:      Duration(sc.Step.D() * time.Duration(1+r.Int64N(max(1, int64(duration*2/3/sc.Step.D()))))),
+			At:      Duration(min(duration, sc.Step.D()*time.Duration(1+r.Int64N(max(1, int64(duration*2/3/sc.Step.D())))))),
 			For:     Duration(time.Duration(1+r.IntN(30)) * time.Minute),
 			Cluster: clusters[r.IntN(len(clusters))],
 		}

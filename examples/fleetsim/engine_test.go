@@ -768,3 +768,46 @@ func TestRunCLIWritesJSON(t *testing.T) {
 		t.Errorf("-quiet -o json: exit %d, timeline present: %v", code, bytes.Contains(out.Bytes(), []byte(`"timeline"`)))
 	}
 }
+
+// FuzzParseArgs: any command line is either a usage error (exit code 2,
+// a message on stderr) or a configuration within every flag's bounds.
+func FuzzParseArgs(f *testing.F) {
+	f.Add("-campaign\x000")
+	f.Add("-scale\x00-clusters\x0020")
+	f.Add("-clusters\x005")
+	f.Add("-o\x00json\x00-quiet")
+	f.Add("-campaign\x003\x00-scenario\x00x.yaml")
+	f.Fuzz(func(t *testing.T, line string) {
+		var args []string
+		if line != "" {
+			args = strings.Split(line, "\x00")
+		}
+		var errOut bytes.Buffer
+		cfg, set, code := parseArgs(args, &errOut)
+		switch code {
+		case -1:
+		case 0:
+			return // -h
+		case 2:
+			if errOut.Len() == 0 {
+				t.Fatal("a usage error without a message")
+			}
+			return
+		default:
+			t.Fatalf("exit code %d", code)
+		}
+		if set["campaign"] && (cfg.campaign < 1 || cfg.campaign > maxCampaignSchedules) {
+			t.Fatalf("accepted -campaign %d", cfg.campaign)
+		}
+		if (set["clusters"] || set["workloads"] || set["fail-percent"]) && !cfg.scale {
+			t.Fatal("accepted a -scale size without -scale")
+		}
+		if cfg.scale && (set["campaign"] || set["scenario"] || set["report"] || set["quiet"] || set["progress"] || cfg.output != "text" ||
+			cfg.clusters < 2 || cfg.clusters > maxScaleClusters || cfg.workloads < 1 || cfg.workloads > maxScaleWorkloads || cfg.failPct < 1 || cfg.failPct > 100) {
+			t.Fatalf("accepted -scale with %+v (flags %v)", cfg, set)
+		}
+		if cfg.output != "text" && cfg.output != "json" {
+			t.Fatalf("accepted -o %q", cfg.output)
+		}
+	})
+}

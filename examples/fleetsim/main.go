@@ -36,33 +36,9 @@ func main() {
 // run is main without the process: it returns the exit code (0 ok, 1 an
 // invariant was violated, 2 bad usage or input).
 func run(args []string, stdout, stderr io.Writer) int {
-	var cfg config
-	fs := flag.NewFlagSet("fleetsim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
-	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
-	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
-	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -scenario fleet when given, else on random fleets")
-	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
-	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
-	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
-	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
-	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
-	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
-	fs.StringVar(&cfg.output, "o", "text", "output `format`: text (for people) or json (summary and timeline, for tools)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		return usageError(fs, stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if err := validateFlags(cfg, set); err != nil {
-		return usageError(fs, stderr, err.Error())
+	cfg, set, code := parseArgs(args, stderr)
+	if code >= 0 {
+		return code
 	}
 	// The bar is for long runs: drawn on a terminal for a campaign of 100
 	// schedules or more and a scenario of 20,000 steps or more (a day at
@@ -136,6 +112,40 @@ func usageError(fs *flag.FlagSet, stderr io.Writer, msg string) int {
 	}
 	fs.Usage()
 	return 2
+}
+
+// parseArgs parses and validates the command line. A usage error or -h is
+// reported on stderr and returns the exit code; otherwise the code is -1
+// and set holds the flags given.
+func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool, code int) {
+	fs := flag.NewFlagSet("fleetsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
+	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
+	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
+	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -scenario fleet when given, else on random fleets")
+	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
+	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
+	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
+	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
+	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
+	fs.StringVar(&cfg.output, "o", "text", "output `format`: text (for people) or json (summary and timeline, for tools)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, nil, 0
+		}
+		return cfg, nil, 2
+	}
+	if fs.NArg() > 0 {
+		return cfg, nil, usageError(fs, stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := validateFlags(cfg, set); err != nil {
+		return cfg, nil, usageError(fs, stderr, err.Error())
+	}
+	return cfg, set, -1
 }
 
 func loadScenario(path string) (*Scenario, error) {
