@@ -1,16 +1,20 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // CampaignConfig sizes a campaign of randomized fault schedules.
@@ -26,6 +30,12 @@ type CampaignConfig struct {
 	Library func(*Library)
 	// Progress, when set, is called after each schedule.
 	Progress func(done, total int)
+	// Fleet, when set, is a scenario file: every schedule runs on its
+	// clusters, workloads and settings, with its faults replaced by random
+	// ones (and its duration kept unless Duration is set). FleetFile names
+	// it in errors.
+	Fleet     []byte
+	FleetFile string
 }
 
 // CampaignResult is what a campaign found.
@@ -50,6 +60,13 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 		yaml       []byte
 		err        error
 	}
+	var base *Scenario
+	if cfg.Fleet != nil {
+		var err error
+		if base, err = ParseScenario(cfg.FleetFile, cfg.Fleet); err != nil {
+			return CampaignResult{}, err
+		}
+	}
 	outcomes := make([]outcome, cfg.Schedules)
 	workers := max(1, min(runtime.GOMAXPROCS(0), cfg.Schedules))
 	var next atomic.Int64
@@ -67,7 +84,17 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 				}
 				o := &outcomes[i]
 				seed := cfg.FirstSeed + int64(i)
-				data := RandomScenario(seed, cfg.Duration)
+				var data []byte
+				var err error
+				if base != nil {
+					data, err = WithRandomFaults(cfg.Fleet, base, seed, cfg.Duration)
+				} else {
+					data = RandomScenario(seed, cfg.Duration)
+				}
+				if err != nil {
+					o.err = err
+					continue
+				}
 				sc, err := ParseScenario(fmt.Sprintf("campaign-%d.yaml", seed), data)
 				if err != nil {
 					o.err = fmt.Errorf("generated scenario %d does not parse: %w", seed, err)
@@ -182,6 +209,98 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 	return []byte(b.String())
 }
 
+// WithRandomFaults rewrites the scenario file data (parsed as sc) for
+// seed: its fleet, workloads and settings stay, its faults are replaced by
+// a random schedule over its own clusters, zones and workloads, and its
+// seed becomes seed. Comments and layout of the rest are kept, so the
+// result replays as it is with -scenario.
+func WithRandomFaults(data []byte, sc *Scenario, seed int64, duration time.Duration) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a scenario mapping", sc.Name)
+	}
+	if duration <= 0 {
+		duration = sc.Duration.D()
+	}
+	r := rand.New(rand.NewPCG(uint64(seed), 0xfa0175))
+	var zones, clusters, workloads []string
+	for _, c := range sc.Clusters {
+		clusters = append(clusters, c.Name)
+		if !slices.Contains(zones, c.Zone) {
+			zones = append(zones, c.Zone)
+		}
+	}
+	for _, w := range sc.Workloads {
+		workloads = append(workloads, w.Name)
+	}
+	var faults []FaultSpec
+	for range 1 + r.IntN(6) {
+		f := FaultSpec{
+			At:      Duration(min(duration, sc.Step.D()*time.Duration(1+r.Int64N(max(1, int64(duration*2/3/sc.Step.D())))))),
+			For:     Duration(time.Duration(1+r.IntN(30)) * time.Minute),
+			Cluster: clusters[r.IntN(len(clusters))],
+		}
+		k := r.IntN(22)
+		if len(workloads) == 0 && k >= 14 {
+			k = r.IntN(14) // no workload to fail, suspend or delete
+		}
+		switch {
+		case k < 6:
+			f.Type = FaultOutage
+		case k < 8:
+			f.Type = FaultNotReady
+		case k < 10:
+			f.Type = FaultPartition
+		case k < 11:
+			f.Type, f.Period = FaultFlap, Duration(max(sc.Step.D(), time.Duration(20+10*r.IntN(12))*time.Second))
+		case k < 12:
+			f.Type, f.Cluster, f.Zone = FaultZoneOutage, "", zones[r.IntN(len(zones))]
+		case k < 14:
+			f.Type, f.Cluster = FaultFleetOutage, ""
+		case k < 17:
+			f.Type, f.Workload = FaultWorkloadUnhealthy, workloads[r.IntN(len(workloads))]
+		case k < 19:
+			f.Type, f.Cluster, f.For = FaultRestart, "", 0
+		case k < 21:
+			f.Type, f.Workload = FaultSuspend, workloads[r.IntN(len(workloads))]
+			if r.IntN(3) == 0 {
+				f.Cluster = ""
+			}
+		default:
+			f.Type, f.Cluster, f.Workload, f.For = FaultDelete, "", workloads[r.IntN(len(workloads))], 0
+		}
+		faults = append(faults, f)
+	}
+	var faultsNode, seedNode yaml.Node
+	if err := faultsNode.Encode(faults); err != nil {
+		return nil, err
+	}
+	if err := seedNode.Encode(seed); err != nil {
+		return nil, err
+	}
+	setKey(root.Content[0], "seed", &seedNode)
+	setKey(root.Content[0], "faults", &faultsNode)
+	if duration != sc.Duration.D() {
+		var d yaml.Node
+		if err := d.Encode(Duration(duration)); err != nil {
+			return nil, err
+		}
+		setKey(root.Content[0], "duration", &d)
+	}
+	return yaml.Marshal(&root)
+}
+
+// setKey sets key to value in a YAML mapping, adding it when missing.
+func setKey(m *yaml.Node, key string, value *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = value
+			return
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value)
+}
+
 func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters []string) {
 	kinds := []string{"Deployment", "StatefulSet", "FlinkDeployment"}
 	kind := kinds[r.IntN(len(kinds))]
@@ -244,6 +363,16 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		seed = 1
 	}
 	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed}
+	fleet := "random fleets"
+	if cfg.scenario != "" {
+		data, err := readScenarioFile(cfg.scenario)
+		if err != nil {
+			fmt.Fprintln(stderr, "fleetsim:", err)
+			return 2
+		}
+		cc.Fleet, cc.FleetFile = data, cfg.scenario
+		fleet = "the fleet of " + cfg.scenario
+	}
 	var bar *progressBar
 	if showProgress {
 		bar = newProgressBar(stderr, "campaign")
@@ -258,8 +387,11 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		fmt.Fprintln(stderr, "fleetsim:", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "campaign: %d schedules (seeds %d..%d), %d steps, %d evictions, %d controller restarts, %d violations, in %s\n",
-		res.Schedules, seed, seed+int64(res.Schedules)-1, res.Steps, res.Evictions, res.Restarts, len(res.Violations), time.Since(started).Round(time.Millisecond))
+	if cfg.output == "json" {
+		return writeCampaignJSON(cfg, stdout, stderr, fleet, seed, res)
+	}
+	fmt.Fprintf(stdout, "campaign on %s: %d schedules (seeds %d..%d), %d steps, %d evictions, %d controller restarts, %d violations, in %s\n",
+		fleet, res.Schedules, seed, seed+int64(res.Schedules)-1, res.Steps, res.Evictions, res.Restarts, len(res.Violations), time.Since(started).Round(time.Millisecond))
 	if len(res.Violations) == 0 {
 		return 0
 	}
@@ -278,7 +410,41 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 			}
 		}
 	} else {
-		fmt.Fprintf(stdout, "  replay the first failing schedule: go run ./examples/fleetsim -campaign 1 -seed %d -report DIR\n", res.Violations[0].Seed)
+		replay := fmt.Sprintf("-campaign 1 -seed %d", res.Violations[0].Seed)
+		if cfg.scenario != "" {
+			replay += " -scenario " + cfg.scenario
+		}
+		fmt.Fprintf(stdout, "  replay the first failing schedule: go run ./examples/fleetsim %s -report DIR\n", replay)
 	}
 	return 1
+}
+
+// writeCampaignJSON writes a campaign's result as one JSON document; with
+// -report, the first failing schedule is written as in text mode.
+func writeCampaignJSON(cfg config, stdout, stderr io.Writer, fleet string, seed int64, res CampaignResult) int {
+	out := struct {
+		Fleet      string          `json:"fleet"`
+		Schedules  int             `json:"schedules"`
+		FirstSeed  int64           `json:"firstSeed"`
+		Steps      int             `json:"steps"`
+		Evictions  int             `json:"evictions"`
+		Restarts   int             `json:"controllerRestarts"`
+		Violations []jsonViolation `json:"violations"`
+		Failing    string          `json:"failingScenario,omitempty"`
+	}{Fleet: fleet, Schedules: res.Schedules, FirstSeed: seed, Steps: res.Steps, Evictions: res.Evictions, Restarts: res.Restarts,
+		Violations: []jsonViolation{}, Failing: string(res.FailingScenario)}
+	for _, v := range res.Violations {
+		out.Violations = append(out.Violations, jsonViolation{Invariant: v.Invariant, Step: v.Step, AtSeconds: seconds(v.At),
+			Seed: v.Seed, Cluster: v.Cluster, Workload: v.Workload, Detail: v.Detail})
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintln(stderr, "fleetsim:", err)
+		return 2
+	}
+	if len(res.Violations) > 0 {
+		return 1
+	}
+	return 0
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 )
 
 // TestCampaign runs 1,000 seeded random fault schedules and checks every
@@ -29,4 +30,34 @@ func TestCampaign(t *testing.T) {
 	if len(res.Violations) > 0 {
 		t.Logf("first failing schedule:\n%s", res.FailingScenario)
 	}
+}
+
+// FuzzWithRandomFaults: for any seed and duration, the campaign's rewrite
+// of the embedded scenario parses and keeps its fleet.
+func FuzzWithRandomFaults(f *testing.F) {
+	f.Add(int64(1), int64(0))
+	f.Add(int64(-7), int64(time.Minute))
+	f.Add(int64(3), int64(time.Second)) // shorter than a step
+	f.Add(int64(1<<62), int64(31*24*time.Hour))
+	base, err := ParseScenario("scenario.yaml", embeddedScenario)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, seed, duration int64) {
+		d := time.Duration(duration)
+		if d < 0 || d > 31*24*time.Hour {
+			d = 0 // outside what a scenario may last: the scenario's own
+		}
+		data, err := WithRandomFaults(embeddedScenario, base, seed, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := ParseScenario("campaign.yaml", data)
+		if err != nil {
+			t.Fatalf("seed %d, duration %s: %v\n%s", seed, d, err, data)
+		}
+		if sc.Seed != seed || len(sc.Clusters) != len(base.Clusters) || len(sc.Workloads) != len(base.Workloads) || len(sc.Faults) == 0 {
+			t.Fatalf("seed %d: fleet or faults lost: %d clusters, %d workloads, %d faults", seed, len(sc.Clusters), len(sc.Workloads), len(sc.Faults))
+		}
+	})
 }

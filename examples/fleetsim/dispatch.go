@@ -45,6 +45,7 @@ func (e *Engine) dispatch(w *workload) {
 		delete(w.heldNoted, c.name)
 		if cp != nil && !cp.deleting {
 			cp.replicas = want
+			e.stats.Dispatches++
 			e.tl.add(e, EvDispatch, c.name, w.name(), fmt.Sprintf("replicas -> %d", want))
 			continue
 		}
@@ -59,11 +60,15 @@ func (e *Engine) dispatch(w *workload) {
 		cp.jobID = e.jobIDFor(w, labels)
 		w.copies[c.idx] = cp
 		e.stats.Dispatches++
-		detail := fmt.Sprintf("dispatched (%d replicas)", want)
+		ev := Event{Kind: EvDispatch, Cluster: c.name, Workload: w.name(), Detail: fmt.Sprintf("%s (%d replicas)", detailDispatched, want), Job: cp.jobID}
 		if len(labels) > 0 {
-			detail += ", injected " + formatLabels(labels)
+			ev.Detail += ", injected " + formatLabels(labels)
+			ev.Labels = labels
 		}
-		e.tl.add(e, EvDispatch, c.name, w.name(), detail)
+		if cp.jobID != "" {
+			ev.Detail += ", runs job " + cp.jobID
+		}
+		e.tl.addEvent(e, ev)
 	}
 }
 

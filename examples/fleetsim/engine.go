@@ -50,9 +50,6 @@ type Engine struct {
 	inv       *invariants
 	registry  *health.Registry
 	stats     Stats
-	// healthyAgain: when the workloads evicted by each fault were healthy
-	// on their targets again (sim time), keyed cluster@fault.
-	healthyAgain map[string]time.Duration
 	// taintQueue: when the taint manager plans each cluster next (by index).
 	taintQueue eviction.DeadlineQueue[int]
 	// pacerStale: the pacer has not seen the current cluster health (at the
@@ -123,6 +120,7 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 			}
 		}
 	}
+	e.noteHealth()
 	return e, nil
 }
 
@@ -189,7 +187,7 @@ func (e *Engine) Step() {
 	}
 	e.inv.endStep()
 	if !e.tl.Quiet {
-		e.trackRecovery()
+		e.noteHealth()
 	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.step, e.steps)

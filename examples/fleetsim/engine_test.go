@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -56,14 +57,14 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 	// Push cluster, failure threshold 30 s: Ready=False 30 s after the fault;
 	// NoExecute 5 min later; the default toleration (60 s in the scenario)
 	// then runs out.
-	if o.Cluster != "east-1" || o.Detected != 30*time.Second || o.Tainted != 30*time.Second {
+	if o.Cluster != "east-1" || o.NotReady != 30*time.Second || o.NoSchedule != 30*time.Second {
 		t.Errorf("detection: %+v", o)
 	}
 	if o.NoExecute != 5*time.Minute+30*time.Second || o.FirstEviction != 6*time.Minute+30*time.Second {
 		t.Errorf("NoExecute at %s, first eviction at %s", o.NoExecute, o.FirstEviction)
 	}
-	if strings.Join(o.Affected, ",") != "api,flink,web" {
-		t.Errorf("affected %v", o.Affected)
+	if strings.Join(o.Affected, ",") != "api,flink,web" || strings.Join(o.Evicted, ",") != "api,flink,web" {
+		t.Errorf("affected %v, evicted %v", o.Affected, o.Evicted)
 	}
 	// flink (Directly) waits for its unreachable old copy until the escape
 	// (10 min after its task), then starts and becomes healthy.
@@ -84,8 +85,8 @@ func TestEmbeddedScenarioOutcomes(t *testing.T) {
 	if e.dispatchedTo("web", "west-2") {
 		t.Error("web was dispatched to the suspended cluster west-2")
 	}
-	if sum.Stats.Restarts != 1 {
-		t.Errorf("restarts %d", sum.Stats.Restarts)
+	if sum.Activity.Restarts != 1 {
+		t.Errorf("restarts %d", sum.Activity.Restarts)
 	}
 
 	// Divided 1:2 moves all 6 replicas to west-1 (the failover overview's example).
@@ -393,7 +394,7 @@ func TestRunCLI(t *testing.T) {
 	if code := run(nil, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut.String())
 	}
-	for _, want := range []string{"TIMELINE", "SUMMARY", "time to detect", "state carried: flink", "web -> west-2 never dispatched", "0 violations"} {
+	for _, want := range []string{"TIMELINE", "SUMMARY", "time to Ready not True", "state carried: flink", "web -> west-2 never dispatched", "0 violations"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -492,7 +493,7 @@ func TestRunCLICampaignAndScale(t *testing.T) {
 	if code := run([]string{"-campaign", "20", "-seed", "5"}, &out, io.Discard); code != 0 {
 		t.Fatalf("campaign exit %d: %s", code, out.String())
 	}
-	if !strings.HasPrefix(out.String(), "campaign: 20 schedules (seeds 5..24), 7200 steps,") || !strings.Contains(out.String(), " 0 violations") {
+	if !strings.HasPrefix(out.String(), "campaign on random fleets: 20 schedules (seeds 5..24), 7200 steps,") || !strings.Contains(out.String(), " 0 violations") {
 		t.Errorf("campaign output %q", out.String())
 	}
 	out.Reset()
@@ -502,8 +503,91 @@ func TestRunCLICampaignAndScale(t *testing.T) {
 	if !strings.Contains(out.String(), "20 clusters (2 failed), 2000 workloads") || !strings.Contains(out.String(), "GOMAXPROCS=1") {
 		t.Errorf("scale output %q", out.String())
 	}
-	if code := run([]string{"-scale", "-clusters", "1"}, io.Discard, io.Discard); code != 2 {
-		t.Errorf("a one-cluster scale fleet: exit %d", code)
+}
+
+func TestRunCLIRejectsBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-campaign", "0"}, "fleetsim: -campaign: must be between 1 and 10000000 schedules, got 0"},
+		{[]string{"-campaign", "-5"}, "fleetsim: -campaign: must be between 1 and 10000000 schedules, got -5"},
+		{[]string{"-clusters", "20"}, "fleetsim: -clusters: only sizes the -scale wave; add -scale"},
+		{[]string{"-workloads", "20"}, "fleetsim: -workloads: only sizes the -scale wave; add -scale"},
+		{[]string{"-fail-percent", "20"}, "fleetsim: -fail-percent: only sizes the -scale wave; add -scale"},
+		{[]string{"-scale", "-campaign", "3"}, "fleetsim: -campaign: does nothing with -scale"},
+		{[]string{"-scale", "-scenario", "x.yaml"}, "fleetsim: -scenario: does nothing with -scale"},
+		{[]string{"-scale", "-clusters", "1"}, "fleetsim: -clusters: must be between 2 and 65535, got 1"},
+		{[]string{"-scale", "-fail-percent", "0"}, "fleetsim: -fail-percent: must be between 1 and 100, got 0"},
+		{[]string{"-scale", "-workloads", "0"}, "fleetsim: -workloads: must be between 1 and 100000000, got 0"},
+		{[]string{"-campaign", "2", "-quiet"}, "fleetsim: -quiet: does nothing with -campaign"},
+		{[]string{"extra"}, `fleetsim: unexpected argument "extra"`},
+		{[]string{"-o", "yaml"}, `fleetsim: -o: must be text or json, got "yaml"`},
+		{[]string{"-scale", "-o", "json"}, "fleetsim: -o json: the -scale wave prints text figures only"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(tc.args, &out, &errOut); code != 2 {
+				t.Fatalf("exit %d, want 2 (a usage error)", code)
+			}
+			if !strings.HasPrefix(errOut.String(), tc.want) {
+				t.Errorf("stderr %q, want prefix %q", errOut.String(), tc.want)
+			}
+			if !strings.Contains(errOut.String(), "Usage of fleetsim:") {
+				t.Errorf("stderr lacks the usage: %q", errOut.String())
+			}
+			if out.Len() != 0 {
+				t.Errorf("a usage error ran something: %q", out.String())
+			}
+		})
+	}
+}
+
+func TestCampaignRunsOnTheScenarioFleet(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "fleet.yaml")
+	fleet := "# my fleet\nname: mine\nduration: 20m\nstep: 10s\nclusters: [{name: x1, zone: zx}, {name: y1, zone: zy}]\n" +
+		"workloads:\n  - {name: app, kind: Deployment, replicas: 2, placement: {spreadConstraints: [{minGroups: 1, maxGroups: 1}]}}\n" +
+		"faults:\n  - {at: 1m, type: outage, cluster: x1}\n"
+	if err := os.WriteFile(p, []byte(fleet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"-campaign", "4", "-scenario", p}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	// 20m at 10s steps: 120 steps per schedule, the scenario's own.
+	if want := "campaign on the fleet of " + p + ": 4 schedules (seeds 1..4), 480 steps,"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output %q, want prefix %q", out.String(), want)
+	}
+	base := mustParse(t, fleet)
+	for seed := int64(1); seed <= 4; seed++ {
+		data, err := WithRandomFaults([]byte(fleet), base, seed, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := ParseScenario("campaign.yaml", data)
+		if err != nil {
+			t.Fatalf("seed %d: the rewritten scenario does not parse: %v\n%s", seed, err, data)
+		}
+		if sc.Name != "mine" || len(sc.Clusters) != 2 || sc.Clusters[0].Name != "x1" || len(sc.Workloads) != 1 || sc.Workloads[0].Name != "app" || sc.Seed != seed {
+			t.Errorf("seed %d: the campaign changed the fleet: %+v", seed, sc)
+		}
+		if !bytes.Contains(data, []byte("# my fleet")) {
+			t.Errorf("seed %d: comments lost", seed)
+		}
+		for _, f := range sc.Faults {
+			if f.Cluster != "" && f.Cluster != "x1" && f.Cluster != "y1" || f.Zone != "" && f.Zone != "zx" && f.Zone != "zy" || f.Workload != "" && f.Workload != "app" {
+				t.Errorf("seed %d: fault %+v is not on the scenario's fleet", seed, f)
+			}
+		}
+	}
+	var errOut bytes.Buffer
+	if code := run([]string{"-campaign", "2", "-scenario", filepath.Join(dir, "missing.yaml")}, io.Discard, &errOut); code != 2 {
+		t.Errorf("a missing scenario: exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), "missing.yaml: no such file or directory") {
+		t.Errorf("a missing scenario is not reported: %q", errOut.String())
 	}
 }
 
@@ -630,4 +714,100 @@ faults:
 	if !e.wByName["w"].isTarget("b") {
 		t.Errorf("w targets %v", e.wByName["w"].targets)
 	}
+}
+
+func TestRunCLIWritesJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-o", "json"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var doc struct {
+		Scenario string `json:"scenario"`
+		Outages  []struct {
+			Cluster    string   `json:"cluster"`
+			NoSchedule *float64 `json:"noScheduleTaintAfterSeconds"`
+			Healthy    *float64 `json:"workloadsHealthyAgainAfterSeconds"`
+		} `json:"outages"`
+		Activity struct {
+			NewCopies      int `json:"newCopies"`
+			ReplicaChanges int `json:"replicaChanges"`
+		} `json:"activity"`
+		Violations []any `json:"violations"`
+		Timeline   []struct {
+			AtSeconds float64 `json:"atSeconds"`
+			Kind      string  `json:"kind"`
+			Job       string  `json:"job"`
+		} `json:"timeline"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out.String())
+	}
+	e := runEmbedded(t)
+	sum := e.Summarize()
+	if doc.Scenario != "embedded" || len(doc.Timeline) != len(e.Timeline().Events) || len(doc.Outages) != len(sum.Outages) || doc.Violations == nil {
+		t.Fatalf("document does not match the run: %d events (want %d), %d outages (want %d)", len(doc.Timeline), len(e.Timeline().Events), len(doc.Outages), len(sum.Outages))
+	}
+	o := doc.Outages[0]
+	if o.Cluster != "east-1" || o.NoSchedule == nil || *o.NoSchedule != sum.Outages[0].NoSchedule.Seconds() || o.Healthy == nil || *o.Healthy != sum.Outages[0].HealthyAgain.Seconds() {
+		t.Errorf("outage figures %+v, summary %+v", o, sum.Outages[0])
+	}
+	dispatches, jobs := 0, 0
+	for _, ev := range doc.Timeline {
+		if ev.Kind == string(EvDispatch) {
+			dispatches++
+		}
+		if ev.Job != "" {
+			jobs++
+		}
+	}
+	if dispatches != doc.Activity.NewCopies+doc.Activity.ReplicaChanges || jobs != 2 {
+		t.Errorf("%d dispatch events, activity %+v, %d events name a job (want 2, flink's two copies)", dispatches, doc.Activity, jobs)
+	}
+	out.Reset()
+	if code := run([]string{"-o", "json", "-quiet"}, &out, io.Discard); code != 0 || bytes.Contains(out.Bytes(), []byte(`"timeline"`)) {
+		t.Errorf("-quiet -o json: exit %d, timeline present: %v", code, bytes.Contains(out.Bytes(), []byte(`"timeline"`)))
+	}
+}
+
+// FuzzParseArgs: any command line is either a usage error (exit code 2,
+// a message on stderr) or a configuration within every flag's bounds.
+func FuzzParseArgs(f *testing.F) {
+	f.Add("-campaign\x000")
+	f.Add("-scale\x00-clusters\x0020")
+	f.Add("-clusters\x005")
+	f.Add("-o\x00json\x00-quiet")
+	f.Add("-campaign\x003\x00-scenario\x00x.yaml")
+	f.Fuzz(func(t *testing.T, line string) {
+		var args []string
+		if line != "" {
+			args = strings.Split(line, "\x00")
+		}
+		var errOut bytes.Buffer
+		cfg, set, code := parseArgs(args, &errOut)
+		switch code {
+		case -1:
+		case 0:
+			return // -h
+		case 2:
+			if errOut.Len() == 0 {
+				t.Fatal("a usage error without a message")
+			}
+			return
+		default:
+			t.Fatalf("exit code %d", code)
+		}
+		if set["campaign"] && (cfg.campaign < 1 || cfg.campaign > maxCampaignSchedules) {
+			t.Fatalf("accepted -campaign %d", cfg.campaign)
+		}
+		if (set["clusters"] || set["workloads"] || set["fail-percent"]) && !cfg.scale {
+			t.Fatal("accepted a -scale size without -scale")
+		}
+		if cfg.scale && (set["campaign"] || set["scenario"] || set["report"] || set["quiet"] || set["progress"] || cfg.output != "text" ||
+			cfg.clusters < 2 || cfg.clusters > maxScaleClusters || cfg.workloads < 1 || cfg.workloads > maxScaleWorkloads || cfg.failPct < 1 || cfg.failPct > 100) {
+			t.Fatalf("accepted -scale with %+v (flags %v)", cfg, set)
+		}
+		if cfg.output != "text" && cfg.output != "json" {
+			t.Fatalf("accepted -o %q", cfg.output)
+		}
+	})
 }

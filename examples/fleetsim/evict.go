@@ -47,11 +47,12 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	e.inv.onEvict(w, c)
 	w.targets, w.tasks = res.Targets, res.Tasks
 	e.stats.Evictions++
-	detail := fmt.Sprintf("evicted (%s, purge %s)", ev.Reason, ev.PurgeMode.Normalize())
+	out := Event{Kind: EvEvict, Cluster: c.name, Workload: w.name(), Detail: fmt.Sprintf("%s (%s, purge %s)", detailEvicted, ev.Reason, ev.PurgeMode.Normalize())}
 	if len(ev.PreservedLabelState) > 0 {
-		detail += ", preserved " + formatLabels(ev.PreservedLabelState)
+		out.Detail += ", preserved " + formatLabels(ev.PreservedLabelState)
+		out.Labels = ev.PreservedLabelState
 	}
-	e.tl.add(e, EvEvict, c.name, w.name(), detail)
+	e.tl.addEvent(e, out)
 	e.replace(w, res)
 	return true
 }

@@ -36,17 +36,17 @@ func Example_run() {
 	// Output:
 	// SUMMARY  scenario "embedded", seed 1: 5 clusters, 4 workloads, 3 faults, 1h30m0s of fleet time in 5s steps
 	//   outage of east-1 at +00:10:00
-	//     time to detect (Ready not True)   +30s
-	//     time to taint (NoSchedule)        +30s
-	//     time to NoExecute                 +5m30s
-	//     time to first eviction            +6m30s
-	//     time to healthy again             +16m50s  (api, flink, web)
+	//     time to Ready not True            +30s
+	//     time to NoSchedule taint          +30s
+	//     time to NoExecute taint           +5m30s
+	//     time to first eviction            +6m30s  (api, flink, web evicted)
+	//     time to workloads healthy again   +16m50s  (api, flink, web ran there)
 	//   workloadUnhealthy: checkout on south-1 at +00:55:00
 	//     time to first eviction            +2m5s
-	//     time to healthy again             +2m25s  (checkout)
+	//     time to checkout healthy again    +2m25s
 	//   state carried: flink job id e6fdb5c0997c11b0c62d796b3df25e86 arrived on east-2 as label failover.fleetover.io/jobid=e6fdb5c0997c11b0c62d796b3df25e86; the job resumed (1 failover(s))
 	//   suspended: web -> west-2 never dispatched to
-	//   activity: 4 evictions, 9 dispatches, 4 deletions, 4 eviction tasks closed, 1 controller restarts
+	//   activity: 4 evictions, 10 dispatches (9 new copies, 1 replica change), 4 deletions, 4 eviction tasks closed, 1 controller restart
 	//   invariants: all 8 held after each of 1080 steps (0 violations)
 	// exit 0
 }

@@ -242,7 +242,7 @@ func (iv *invariants) exempt(w *workload) bool {
 }
 
 func (iv *invariants) feasible(w *workload, now time.Time) bool {
-	groups := map[string]bool{}
+	var names []string
 	for _, c := range iv.e.clusters {
 		// A cluster the workload is being evicted from is no target until
 		// its task ends (the EvictionInProgress rule; a Never task ends only
@@ -253,13 +253,14 @@ func (iv *invariants) feasible(w *workload, now time.Time) bool {
 		if _, blocked := iv.blocked(w, c.name); blocked {
 			continue
 		}
-		if w.byZone {
-			groups[c.zone] = true
-		} else {
-			groups[c.name] = true
-		}
+		names = append(names, c.name)
 	}
-	return len(groups) >= max(1, w.minGroups)
+	if w.zoneSpread.max > 0 {
+		// Any zones the placement may pick will do: only the minimums
+		// must be reachable.
+		return len(names) >= max(1, w.clusterSpread.min) && zonesOf(iv.e, names) >= w.zoneSpread.min
+	}
+	return w.spans(iv.e, names)
 }
 
 // bound is the longest a correct controller may take to bring a copy back:

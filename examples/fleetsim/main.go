@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,7 @@ type config struct {
 	clusters  int
 	workloads int
 	failPct   int
+	output    string
 }
 
 func main() {
@@ -34,28 +36,9 @@ func main() {
 // run is main without the process: it returns the exit code (0 ok, 1 an
 // invariant was violated, 2 bad usage or input).
 func run(args []string, stdout, stderr io.Writer) int {
-	var cfg config
-	fs := flag.NewFlagSet("fleetsim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
-	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
-	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
-	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules instead of a scenario")
-	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
-	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
-	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
-	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
-	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
-	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "fleetsim: unexpected argument %q\n", fs.Arg(0))
-		return 2
+	cfg, set, code := parseArgs(args, stderr)
+	if code >= 0 {
+		return code
 	}
 	// The bar is for long runs: drawn on a terminal for a campaign of 100
 	// schedules or more and a scenario of 20,000 steps or more (a day at
@@ -64,26 +47,127 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case cfg.scale:
 		return runScale(cfg, stdout, stderr)
-	case cfg.campaign > 0:
+	case set["campaign"]:
 		return runCampaignCmd(cfg, stdout, stderr, cfg.progress || (terminal && cfg.campaign >= 100))
 	}
 	return runScenario(cfg, stdout, stderr, cfg.progress, terminal)
+}
+
+// Bounds of the numeric flags.
+const (
+	maxCampaignSchedules = 10_000_000
+	maxScaleClusters     = 65535
+	maxScaleWorkloads    = 100_000_000
+)
+
+// validateFlags rejects values out of range and flags that would do nothing
+// in the mode asked for; set holds the flags given on the command line.
+func validateFlags(cfg config, set map[string]bool) error {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if set["campaign"] && (cfg.campaign < 1 || cfg.campaign > maxCampaignSchedules) {
+		bad("-campaign: must be between 1 and %d schedules, got %d", maxCampaignSchedules, cfg.campaign)
+	}
+	for _, name := range []string{"clusters", "workloads", "fail-percent"} {
+		if set[name] && !cfg.scale {
+			bad("-%s: only sizes the -scale wave; add -scale", name)
+		}
+	}
+	if cfg.scale {
+		for _, name := range []string{"campaign", "scenario", "report", "quiet", "progress"} {
+			if set[name] {
+				bad("-%s: does nothing with -scale (the scale wave builds its own fleet and prints figures only)", name)
+			}
+		}
+		if cfg.clusters < 2 || cfg.clusters > maxScaleClusters {
+			bad("-clusters: must be between 2 and %d, got %d", maxScaleClusters, cfg.clusters)
+		}
+		if cfg.workloads < 1 || cfg.workloads > maxScaleWorkloads {
+			bad("-workloads: must be between 1 and %d, got %d", maxScaleWorkloads, cfg.workloads)
+		}
+		if cfg.failPct < 1 || cfg.failPct > 100 {
+			bad("-fail-percent: must be between 1 and 100, got %d", cfg.failPct)
+		}
+	}
+	if cfg.output != "text" && cfg.output != "json" {
+		bad("-o: must be text or json, got %q", cfg.output)
+	}
+	if cfg.scale && cfg.output == "json" {
+		bad("-o json: the -scale wave prints text figures only")
+	}
+	if set["campaign"] && set["quiet"] {
+		bad("-quiet: does nothing with -campaign (a campaign prints no timeline)")
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(errs, "\n"))
+}
+
+// usageError reports a bad command line the way the flag package does:
+// the problem, then the usage; the exit code is 2.
+func usageError(fs *flag.FlagSet, stderr io.Writer, msg string) int {
+	for _, line := range strings.Split(msg, "\n") {
+		fmt.Fprintln(stderr, "fleetsim: "+line)
+	}
+	fs.Usage()
+	return 2
+}
+
+// parseArgs parses and validates the command line. A usage error or -h is
+// reported on stderr and returns the exit code; otherwise the code is -1
+// and set holds the flags given.
+func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool, code int) {
+	fs := flag.NewFlagSet("fleetsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
+	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
+	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
+	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -scenario fleet when given, else on random fleets")
+	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
+	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
+	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
+	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
+	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
+	fs.StringVar(&cfg.output, "o", "text", "output `format`: text (for people) or json (summary and timeline, for tools)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, nil, 0
+		}
+		return cfg, nil, 2
+	}
+	if fs.NArg() > 0 {
+		return cfg, nil, usageError(fs, stderr, fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := validateFlags(cfg, set); err != nil {
+		return cfg, nil, usageError(fs, stderr, err.Error())
+	}
+	return cfg, set, -1
 }
 
 func loadScenario(path string) (*Scenario, error) {
 	if path == "" {
 		return ParseScenario("scenario.yaml (embedded)", embeddedScenario)
 	}
+	data, err := readScenarioFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScenario(path, data)
+}
+
+// readScenarioFile reads at most one byte more than a scenario may hold, so
+// that the parser reports an oversized file instead of reading all of it.
+func readScenarioFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	return ParseScenario(path, data)
+	return io.ReadAll(io.LimitReader(f, maxScenarioBytes+1))
 }
 
 func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal bool) int {
@@ -109,6 +193,24 @@ func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal b
 	elapsed := time.Since(started)
 	if bar != nil {
 		bar.done()
+	}
+	if cfg.output == "json" {
+		sum := e.Summarize()
+		if err := writeJSON(stdout, sum, e.Timeline(), !cfg.quiet); err != nil {
+			fmt.Fprintln(stderr, "fleetsim:", err)
+			return 2
+		}
+		if cfg.report != "" {
+			if err := writeReport(cfg.report, e, sum); err != nil {
+				fmt.Fprintln(stderr, "fleetsim: report:", err)
+				return 2
+			}
+			fmt.Fprintf(stderr, "fleetsim: report written to %s (report.md, timeline.svg)\n", cfg.report)
+		}
+		if len(violations) > 0 {
+			return 1
+		}
+		return 0
 	}
 	if !cfg.quiet {
 		fmt.Fprintf(stdout, "TIMELINE  scenario %q (%s)\n", sc.Name, sc.Description)

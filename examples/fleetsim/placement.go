@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -48,8 +49,8 @@ func desiredClusters(e *Engine, w *workload) int {
 	if w.affinity != nil {
 		n = len(w.affinity)
 	}
-	if w.maxGroups > 0 && !w.byZone {
-		n = min(n, w.maxGroups)
+	if w.clusterSpread.max > 0 {
+		n = min(n, w.clusterSpread.max)
 	}
 	return n
 }
@@ -110,16 +111,9 @@ func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
 	if w.divided {
 		return p.divide(e, w, kept, candidates)
 	}
-	want := desiredClusters(e, w)
-	chosen := slices.Clone(kept)
-	for _, n := range candidates {
-		if len(chosen) >= want {
-			break
-		}
-		chosen = append(chosen, n)
-	}
+	chosen := pickClusters(e, w, kept, candidates, desiredClusters(e, w))
 	// A spread constraint the fleet cannot satisfy places nothing new.
-	if len(chosen) < max(1, w.minGroups) || len(chosen) == len(w.targets) {
+	if !w.spans(e, chosen) || len(chosen) == len(w.targets) {
 		return nil
 	}
 	out := make([]eviction.TargetCluster, 0, len(chosen))
@@ -142,22 +136,20 @@ func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
 func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []eviction.TargetCluster {
 	chosen := kept
 	if len(chosen) == 0 {
-		limit := len(candidates)
-		if w.maxGroups > 0 && !w.byZone {
-			limit = min(limit, w.maxGroups)
+		pool := weighted(w, candidates)
+		want := len(pool)
+		if w.clusterSpread.max > 0 {
+			want = min(want, w.clusterSpread.max)
 		}
-		chosen = candidates[:limit]
+		chosen = pickClusters(e, w, nil, pool, want)
 	}
-	if len(chosen) < max(1, w.minGroups) {
+	if !w.spans(e, chosen) {
 		return nil
 	}
 	weights := make([]int64, len(chosen))
 	total := int64(0)
 	for i, n := range chosen {
-		weights[i] = 1
-		if v, ok := w.weights[n]; ok {
-			weights[i] = v
-		}
+		weights[i] = staticWeight(w, chosen, n)
 		total += weights[i]
 	}
 	out := make([]eviction.TargetCluster, len(chosen))
@@ -187,17 +179,76 @@ func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []
 	return res
 }
 
+// pickClusters adds candidates to kept until want clusters are chosen:
+// first one cluster in each zone the choice does not cover yet (up to the
+// zone spread's maximum), then further clusters in the zones covered.
+// candidates are in preference order.
+func pickClusters(e *Engine, w *workload, kept, candidates []string, want int) []string {
+	chosen := slices.Clone(kept)
+	zones := map[string]bool{}
+	for _, n := range chosen {
+		zones[e.byName[n].zone] = true
+	}
+	for _, n := range candidates {
+		if len(chosen) >= want {
+			break
+		}
+		z := e.byName[n].zone
+		if zones[z] || (w.zoneSpread.max > 0 && len(zones) >= w.zoneSpread.max) || slices.Contains(chosen, n) {
+			continue
+		}
+		chosen = append(chosen, n)
+		zones[z] = true
+	}
+	for _, n := range candidates {
+		if len(chosen) >= want {
+			break
+		}
+		if zones[e.byName[n].zone] && !slices.Contains(chosen, n) {
+			chosen = append(chosen, n)
+		}
+	}
+	return chosen
+}
+
+// weighted keeps the clusters of names that have a static weight; when
+// none has one (or w has no weight preference), every cluster stays, as
+// Karmada weighs them all 1 then.
+func weighted(w *workload, names []string) []string {
+	out := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return w.weights[n] == 0 })
+	if len(out) == 0 {
+		return names
+	}
+	return out
+}
+
+// staticWeight is cluster's weight among the clusters of a division: its
+// rule's weight, or 1 for all when none of them has one.
+func staticWeight(w *workload, among []string, cluster string) int64 {
+	for _, n := range among {
+		if w.weights[n] > 0 {
+			return w.weights[cluster]
+		}
+	}
+	return 1
+}
+
 // replace is the scheduler's failover re-placement after an eviction:
 // scheduling.Replace takes eviction.Evict's result as it is, keeps the other
 // clusters and replaces the evicted one among the feasible candidates.
 func (e *Engine) replace(w *workload, res eviction.EvictResult) {
+	before := append(slices.Clone(res.Targets), res.Evicted...)
+	failed := ""
+	if len(res.Evicted) > 0 {
+		failed = res.Evicted[0].Name // the engine evicts one cluster at a time
+	}
 	req := &scheduling.Request{
 		Workload:      e.schedulingView(w),
 		Type:          scheduling.Duplicated,
 		Targets:       res.Targets,
 		Evicted:       res.Evicted,
 		Replicas:      w.spec.Replicas,
-		StaticWeights: w.weights,
+		StaticWeights: e.replaceWeights(w, failed),
 		Scores:        map[string]int64{},
 	}
 	if w.divided {
@@ -214,15 +265,11 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		}
 	}
 	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
-	if w.affinity != nil {
-		names := make([]string, 0, len(w.affinity))
-		for n := range w.affinity {
-			names = append(names, n)
-		}
-		req.Filters = append(req.Filters, scheduling.ClusterNames(names...))
+	if allowed := e.replaceCandidates(w, before, failed); allowed != nil {
+		req.Filters = append(req.Filters, scheduling.ClusterNames(allowed...))
 	}
-	if !w.byZone && (w.minGroups > 0 || w.maxGroups > 0) {
-		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.minGroups), MaxGroups: int32(w.maxGroups)}
+	if w.clusterSpread != (groupBounds{}) {
+		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.clusterSpread.min), MaxGroups: int32(w.clusterSpread.max)}
 	}
 	plan, err := e.lib.Replace(req)
 	if err != nil {
@@ -234,14 +281,72 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		return
 	}
 	next := make([]eviction.TargetCluster, 0, len(plan.Targets))
+	names := make([]string, 0, len(plan.Targets))
 	for _, t := range plan.Targets {
 		r := t.Replicas
 		if !w.divided {
 			r = 0
 		}
 		next = append(next, eviction.TargetCluster{Name: t.Name, Replicas: r})
+		names = append(names, t.Name)
+	}
+	// scheduling.Replace bounds clusters only; the zone bounds are the
+	// caller's to check (the candidates were already limited to zones
+	// within the maximum).
+	if w.zoneSpread != (groupBounds{}) && !w.spans(e, names) {
+		e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("re-placement failed: %d zone(s), the zone spread needs %d to %d", zonesOf(e, names), w.zoneSpread.min, w.zoneSpread.max))
+		return
 	}
 	e.setTargets(w, next)
+}
+
+// replaceCandidates lists the clusters a failover re-placement may choose
+// from: those of the policy's affinity, and, under a zone spread, only
+// clusters in zones the workload already uses plus as many new zones as
+// the maximum leaves room for (the first by name with a Ready cluster). Nil
+// means every cluster.
+func (e *Engine) replaceCandidates(w *workload, before []eviction.TargetCluster, failed string) []string {
+	if w.affinity == nil && w.zoneSpread.max == 0 {
+		return nil
+	}
+	zones := map[string]bool{}
+	if w.zoneSpread.max > 0 {
+		for _, t := range before {
+			if t.Name != failed {
+				zones[e.byName[t.Name].zone] = true
+			}
+		}
+		var fresh []string
+		for _, c := range e.clusters {
+			if c.name != failed && c.ready() && (w.affinity == nil || w.affinity[c.name]) && !zones[c.zone] && !slices.Contains(fresh, c.zone) {
+				fresh = append(fresh, c.zone)
+			}
+		}
+		slices.Sort(fresh)
+		for _, z := range fresh[:min(len(fresh), max(0, w.zoneSpread.max-len(zones)))] {
+			zones[z] = true
+		}
+	}
+	out := []string{}
+	for _, c := range e.clusters {
+		if (w.affinity == nil || w.affinity[c.name]) && (w.zoneSpread.max == 0 || zones[c.zone]) {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
+// replaceWeights is the static weight map a Divided re-placement divides
+// by: each cluster's weight, or nil (every cluster weighs 1) when no
+// cluster the workload could move to has one, as Karmada does.
+func (e *Engine) replaceWeights(w *workload, failed string) map[string]int64 {
+	for n, wt := range w.weights {
+		c := e.byName[n]
+		if wt > 0 && n != failed && c.ready() && (w.affinity == nil || w.affinity[n]) {
+			return w.weights
+		}
+	}
+	return nil
 }
 
 // schedulingView is what scheduling's filters see of w.

@@ -6,6 +6,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -58,8 +59,14 @@ func svgColour(state string) string {
 	return "#9e9e9e" // Unknown
 }
 
+// maxSVGLanes is the most clusters (or workloads) drawn one lane each;
+// a larger fleet gets one lane per zone (and one for all workloads) that
+// shows how many are affected over time.
+const maxSVGLanes = 40
+
 // renderSVG draws one lane per cluster (Ready state, taints, evictions from
-// it) and one per workload (its placement over time).
+// it) and one per workload (its placement over time), or aggregated lanes
+// for a fleet larger than maxSVGLanes.
 func renderSVG(e *Engine) []byte {
 	const (
 		left   = 150
@@ -110,7 +117,15 @@ func renderSVG(e *Engine) []byte {
 			taintSegs[ev.Cluster] = segs
 		}
 	}
-	lanes := len(e.clusters) + len(e.workloads)
+	zones := zoneLanes(e)
+	clusterLanes, workloadLanes := len(e.clusters), len(e.workloads)
+	if clusterLanes > maxSVGLanes {
+		clusterLanes = len(zones)
+	}
+	if workloadLanes > maxSVGLanes {
+		workloadLanes = 1
+	}
+	lanes := clusterLanes + workloadLanes
 	height := top + lanes*laneH + 60
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="%d">`+"\n",
@@ -143,7 +158,13 @@ func renderSVG(e *Engine) []byte {
 				x(ev.At), top-6, x(ev.At), top+lanes*laneH, colour, formatSimTime(ev.At), html.EscapeString(ev.Detail))
 		}
 	}
+	if len(e.clusters) > maxSVGLanes {
+		drawZoneLanes(&b, e, zones, total, x, top, laneH)
+	}
 	for i, c := range e.clusters {
+		if len(e.clusters) > maxSVGLanes {
+			break
+		}
 		y := top + i*laneH
 		fmt.Fprintf(&b, `<text x="10" y="%d">%s (%s)</text>`+"\n", y+15, html.EscapeString(c.name), html.EscapeString(c.zone))
 		for _, s := range clusterSegs[c.name] {
@@ -162,9 +183,15 @@ func renderSVG(e *Engine) []byte {
 			}
 		}
 	}
+	if len(e.workloads) > maxSVGLanes {
+		drawWorkloadsLane(&b, e, total, x, top+clusterLanes*laneH, laneH)
+	}
 	palette := []string{"#bbdefb", "#c8e6c9", "#ffe0b2", "#e1bee7", "#b2dfdb", "#f8bbd0"}
 	for i, w := range e.workloads {
-		y := top + (len(e.clusters)+i)*laneH
+		if len(e.workloads) > maxSVGLanes {
+			break
+		}
+		y := top + (clusterLanes+i)*laneH
 		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`+"\n", y+15, html.EscapeString(w.name()))
 		var segs []segment
 		for _, ev := range e.tl.Events {
@@ -202,4 +229,135 @@ func renderSVG(e *Engine) []byte {
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#3949ab" stroke-dasharray="3,3"/><text x="%d" y="%d">fault / restart</text>`+"\n", lx+90, ly, lx+90, ly+10, lx+96, ly+9)
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// zoneLane is the aggregated lane of one zone (or, when there are more
+// zones than lanes, of the whole fleet).
+type zoneLane struct {
+	name     string
+	clusters map[string]bool
+}
+
+// zoneLanes groups the clusters by zone, in the order zones first appear.
+func zoneLanes(e *Engine) []zoneLane {
+	var lanes []zoneLane
+	index := map[string]int{}
+	for _, c := range e.clusters {
+		i, ok := index[c.zone]
+		if !ok {
+			i = len(lanes)
+			index[c.zone] = i
+			lanes = append(lanes, zoneLane{name: "zone " + c.zone, clusters: map[string]bool{}})
+		}
+		lanes[i].clusters[c.name] = true
+	}
+	if len(lanes) > maxSVGLanes {
+		all := zoneLane{name: "fleet", clusters: map[string]bool{}}
+		for _, c := range e.clusters {
+			all.clusters[c.name] = true
+		}
+		return []zoneLane{all}
+	}
+	return lanes
+}
+
+// countSeg is a stretch of time during which n members of a lane were
+// affected.
+type countSeg struct {
+	from, to time.Duration
+	n        int
+}
+
+// counter turns per-member on/off changes into countSegs.
+type counter struct {
+	on   map[string]bool
+	segs []countSeg
+}
+
+func (c *counter) set(member string, on bool, at, total time.Duration) {
+	if c.on == nil {
+		c.on = map[string]bool{}
+	}
+	if c.on[member] == on {
+		return
+	}
+	if on {
+		c.on[member] = true
+	} else {
+		delete(c.on, member)
+	}
+	if n := len(c.segs); n > 0 && c.segs[n-1].to == total {
+		c.segs[n-1].to = at
+	}
+	c.segs = append(c.segs, countSeg{at, total, len(c.on)})
+}
+
+func drawCounts(b *bytes.Buffer, segs []countSeg, of int, colour, what string, x func(time.Duration) float64, y, h int) {
+	for _, s := range segs {
+		if s.n == 0 {
+			continue
+		}
+		fmt.Fprintf(b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s" fill-opacity="%.2f"><title>%d of %d %s %s..%s</title></rect>`+"\n",
+			x(s.from), y, max(0.5, x(s.to)-x(s.from)), h, colour, 0.3+0.7*float64(s.n)/float64(max(1, of)), s.n, of, what, formatSimTime(s.from), formatSimTime(s.to))
+	}
+}
+
+// drawZoneLanes draws one lane per zone: the share of its clusters not
+// Ready and tainted over time, and its evictions.
+func drawZoneLanes(b *bytes.Buffer, e *Engine, lanes []zoneLane, total time.Duration, x func(time.Duration) float64, top, laneH int) {
+	for i, lane := range lanes {
+		y := top + i*laneH
+		var notReady, tainted counter
+		taints := map[string]int{}
+		evictions := map[int]int{} // by pixel column
+		for _, ev := range e.tl.Events {
+			if !lane.clusters[ev.Cluster] {
+				continue
+			}
+			switch ev.Kind {
+			case EvReady:
+				notReady.set(ev.Cluster, !strings.Contains(ev.Detail, "-> True"), ev.At, total)
+			case EvTaint:
+				taints[ev.Cluster]++
+				tainted.set(ev.Cluster, true, ev.At, total)
+			case EvUntaint:
+				taints[ev.Cluster]--
+				tainted.set(ev.Cluster, taints[ev.Cluster] > 0, ev.At, total)
+			case EvEvict:
+				if strings.HasPrefix(ev.Detail, detailEvicted) {
+					evictions[int(x(ev.At))]++
+				}
+			}
+		}
+		n := len(lane.clusters)
+		fmt.Fprintf(b, `<text x="10" y="%d">%s (%d clusters)</text>`+"\n", y+15, html.EscapeString(lane.name), n)
+		fmt.Fprintf(b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>Ready=True</title></rect>`+"\n",
+			x(0), y+2, x(total)-x(0), laneH-12, svgColour("True"))
+		drawCounts(b, notReady.segs, n, svgColour("False"), "clusters not Ready", x, y+2, laneH-12)
+		drawCounts(b, tainted.segs, n, svgColour("NoExecute"), "clusters tainted", x, y+laneH-10, 6)
+		cols := make([]int, 0, len(evictions))
+		for px := range evictions {
+			cols = append(cols, px)
+		}
+		slices.Sort(cols)
+		for _, px := range cols {
+			fmt.Fprintf(b, `<path d="M %d %d l -4 -7 h 8 z" fill="#000000"><title>%d evictions</title></path>`+"\n", px, y+2, evictions[px])
+		}
+	}
+}
+
+// drawWorkloadsLane draws one lane for all workloads: how many are not
+// healthy on every target over time.
+func drawWorkloadsLane(b *bytes.Buffer, e *Engine, total time.Duration, x func(time.Duration) float64, y, laneH int) {
+	var notHealthy counter
+	for _, ev := range e.tl.Events {
+		if ev.Kind == EvHealth {
+			notHealthy.set(ev.Workload, ev.Detail != detailHealthy, ev.At, total)
+		}
+	}
+	n := len(e.workloads)
+	fmt.Fprintf(b, `<text x="10" y="%d">workloads (%d)</text>`+"\n", y+15, n)
+	fmt.Fprintf(b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="#c8e6c9"><title>healthy on every target</title></rect>`+"\n",
+		x(0), y+2, x(total)-x(0), laneH-6)
+	drawCounts(b, notHealthy.segs, n, svgColour("False"), "workloads not healthy on every target", x, y+2, laneH-6)
 }

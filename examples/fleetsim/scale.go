@@ -371,10 +371,6 @@ func candidateWindow(f *scaleFleet, taints [][]corev1.Taint, failed, binding int
 }
 
 func runScale(cfg config, stdout, stderr io.Writer) int {
-	if cfg.clusters < 2 || cfg.workloads < 1 || cfg.failPct < 1 || cfg.failPct > 100 || cfg.clusters > 65535 {
-		fmt.Fprintln(stderr, "fleetsim: -scale needs 2..65535 clusters, at least 1 workload and 1..100 fail-percent")
-		return 2
-	}
 	prev := runtime.GOMAXPROCS(1) // the target is one core
 	defer runtime.GOMAXPROCS(prev)
 	defer debug.SetGCPercent(debug.SetGCPercent(400))

@@ -87,13 +87,28 @@ type PlacementSpec struct {
 	ReplicaScheduling  ReplicaScheduling  `yaml:"replicaScheduling"`
 }
 
-// ClusterAffinity restricts the candidate clusters by name or zone.
+// ClusterAffinity selects clusters by name and zone. As in Karmada, a
+// cluster matches when clusterNames (if given) names it and zones (if
+// given) lists its zone; an empty affinity matches every cluster.
 type ClusterAffinity struct {
 	ClusterNames []string `yaml:"clusterNames"`
 	Zones        []string `yaml:"zones"`
 }
 
-// SpreadConstraint bounds how many clusters (or zones) a workload spans.
+func (a ClusterAffinity) matches(c ClusterSpec) bool {
+	return (len(a.ClusterNames) == 0 || slices.Contains(a.ClusterNames, c.Name)) &&
+		(len(a.Zones) == 0 || slices.Contains(a.Zones, c.Zone))
+}
+
+// Values of SpreadConstraint.SpreadByField; empty means cluster.
+const (
+	SpreadByCluster = "cluster"
+	SpreadByZone    = "zone"
+)
+
+// SpreadConstraint bounds how many clusters (or zones) a workload spans. As
+// in Karmada, a zone constraint needs a cluster constraint beside it, and
+// each field is constrained once.
 type SpreadConstraint struct {
 	SpreadByField string `yaml:"spreadByField"`
 	MinGroups     int    `yaml:"minGroups"`
@@ -113,7 +128,10 @@ type WeightPreference struct {
 	StaticWeightList []StaticWeight `yaml:"staticWeightList"`
 }
 
-// StaticWeight gives the clusters named in TargetCluster a weight.
+// StaticWeight gives the clusters TargetCluster matches a weight. As in
+// Karmada, a cluster matched by several rules takes the highest weight, and
+// a cluster no rule matches gets none and is left out of the division
+// (unless no candidate has a weight: then every candidate weighs 1).
 type StaticWeight struct {
 	TargetCluster ClusterAffinity `yaml:"targetCluster"`
 	Weight        int64           `yaml:"weight"`
@@ -144,11 +162,11 @@ var faultTypes = []string{FaultOutage, FaultNotReady, FaultPartition, FaultFlap,
 type FaultSpec struct {
 	At       Duration `yaml:"at"`
 	Type     string   `yaml:"type"`
-	Cluster  string   `yaml:"cluster"`
-	Zone     string   `yaml:"zone"`
-	Workload string   `yaml:"workload"`
-	For      Duration `yaml:"for"`
-	Period   Duration `yaml:"period"`
+	Cluster  string   `yaml:"cluster,omitempty"`
+	Zone     string   `yaml:"zone,omitempty"`
+	Workload string   `yaml:"workload,omitempty"`
+	For      Duration `yaml:"for,omitempty"`
+	Period   Duration `yaml:"period,omitempty"`
 }
 
 // Duration is a YAML duration: "90s", "5m", "1h30m" or a number of seconds.

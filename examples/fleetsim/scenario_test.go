@@ -102,6 +102,21 @@ func TestParseScenarioErrorsNameLineAndField(t *testing.T) {
 			want: `s.yaml:12: workloads[0].placement.replicaScheduling.weightPreference: weights only apply to a Divided workload`,
 		},
 		{
+			name: "NaN eviction rate",
+			yaml: "settings: {evictionsPerSecond: .nan}\nclusters:\n  - {name: a, zone: z}\n",
+			want: `s.yaml:1: settings.evictionsPerSecond: must be a number, got NaN`,
+		},
+		{
+			name: "infinite eviction rate",
+			yaml: "settings:\n  evictionsPerSecond: .inf\nclusters:\n  - {name: a, zone: z}\n",
+			want: `s.yaml:2: settings.evictionsPerSecond: must be a number, got +Inf`,
+		},
+		{
+			name: "vanishing eviction rate",
+			yaml: "settings:\n  evictionsPerSecond: 1e-300\nclusters:\n  - {name: a, zone: z}\n",
+			want: `s.yaml:2: settings.evictionsPerSecond: must be between 1e-05 and 1e+06 (0 takes the default 50), got 1e-300`,
+		},
+		{
 			name: "not a mapping",
 			yaml: "- just\n- a list\n",
 			want: `s.yaml:1: a scenario is a mapping with clusters, workloads and faults`,

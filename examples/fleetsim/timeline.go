@@ -25,6 +25,7 @@ const (
 	EvTaskDone  EventKind = "task-done"
 	EvState     EventKind = "state"
 	EvRestart   EventKind = "restart"
+	EvHealth    EventKind = "health"
 	EvViolation EventKind = "VIOLATION"
 )
 
@@ -36,7 +37,20 @@ type Event struct {
 	Cluster  string
 	Workload string
 	Detail   string
+	// Labels are the preserved state an eviction extracted or a new copy
+	// was started with.
+	Labels map[string]string `json:",omitempty"`
+	// Job is the job a new copy of a stateful workload runs.
+	Job string `json:",omitempty"`
 }
+
+// Details the summary reads back from the timeline.
+const (
+	detailEvicted    = "evicted"    // prefix of an eviction that happened
+	detailDispatched = "dispatched" // prefix of a new copy's dispatch
+	detailHealthy    = "healthy on every target"
+	detailNotHealthy = "not healthy: " // prefix, then why
+)
 
 // Timeline is the ordered record of a run.
 type Timeline struct {
@@ -47,10 +61,16 @@ type Timeline struct {
 }
 
 func (t *Timeline) add(e *Engine, kind EventKind, cluster, workload, detail string) {
-	if t.Quiet && kind != EvViolation {
+	t.addEvent(e, Event{Kind: kind, Cluster: cluster, Workload: workload, Detail: detail})
+}
+
+// addEvent records ev at the engine's current step and time.
+func (t *Timeline) addEvent(e *Engine, ev Event) {
+	if t.Quiet && ev.Kind != EvViolation {
 		return
 	}
-	t.Events = append(t.Events, Event{Step: e.step, At: e.Elapsed(), Kind: kind, Cluster: cluster, Workload: workload, Detail: detail})
+	ev.Step, ev.At = e.step, e.Elapsed()
+	t.Events = append(t.Events, ev)
 }
 
 // formatSimTime prints a sim time as +hh:mm:ss.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/suspension"
 )
 
@@ -27,6 +29,11 @@ const (
 	defaultStartupDelay            = 20 * time.Second // simulator only: time for a new copy to become healthy
 	defaultEvictionsPerSecond      = 50               // simulator only: global eviction rate
 	maxSteps                       = 5_000_000
+	// The pacer's rate is also its burst: below the minimum one eviction
+	// takes over a day to earn, above the maximum the burst lets a whole
+	// fleet out at once.
+	minEvictionsPerSecond = 1e-5
+	maxEvictionsPerSecond = 1e6
 )
 
 func (s Settings) withDefaults() Settings {
@@ -86,8 +93,14 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add("settings.clusterPurgeMode", "%v", err)
 		}
 	}
-	if st.EvictionsPerSecond < 0 {
+	switch eps := st.EvictionsPerSecond; {
+	case math.IsNaN(eps) || math.IsInf(eps, 0):
+		c.add("settings.evictionsPerSecond", "must be a number, got %v", eps)
+	case eps < 0:
 		c.add("settings.evictionsPerSecond", "must not be negative")
+	case eps != 0 && (eps < minEvictionsPerSecond || eps > maxEvictionsPerSecond):
+		c.add("settings.evictionsPerSecond", "must be between %g and %g (0 takes the default %d), got %g",
+			minEvictionsPerSecond, maxEvictionsPerSecond, defaultEvictionsPerSecond, eps)
 	}
 	if st.DefaultTolerationSeconds != nil && *st.DefaultTolerationSeconds < 0 {
 		c.add("settings.defaultTolerationSeconds", "must not be negative")
@@ -215,11 +228,20 @@ func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, z
 			}
 		}
 	}
+	spreadBy := map[string]bool{}
 	for j, s := range pl.SpreadConstraints {
 		sp := fmt.Sprintf("%s.spreadConstraints[%d]", p, j)
-		if s.SpreadByField != "" && s.SpreadByField != "cluster" && s.SpreadByField != "zone" {
-			c.add(sp+".spreadByField", "must be cluster or zone, got %q", s.SpreadByField)
+		by := s.SpreadByField
+		if by == "" {
+			by = SpreadByCluster
 		}
+		switch {
+		case by != SpreadByCluster && by != SpreadByZone:
+			c.add(sp+".spreadByField", "must be cluster or zone, got %q", s.SpreadByField)
+		case spreadBy[by]:
+			c.add(sp+".spreadByField", "a second %s spread constraint: each field is constrained once", by)
+		}
+		spreadBy[by] = true
 		if s.MinGroups < 0 {
 			c.add(sp+".minGroups", "must not be negative")
 		}
@@ -229,6 +251,9 @@ func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, z
 		if s.MaxGroups > 0 && s.MinGroups > s.MaxGroups {
 			c.add(sp+".minGroups", "%d is more than maxGroups %d", s.MinGroups, s.MaxGroups)
 		}
+	}
+	if spreadBy[SpreadByZone] && !spreadBy[SpreadByCluster] {
+		c.add(p+".spreadConstraints", "a zone spread constraint needs a cluster spread constraint beside it, which says how many clusters to pick")
 	}
 	rs := pl.ReplicaScheduling
 	switch rs.ReplicaSchedulingType {
@@ -242,12 +267,17 @@ func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, z
 		}
 		for j, sw := range rs.WeightPreference.StaticWeightList {
 			wp := fmt.Sprintf("%s.replicaScheduling.weightPreference.staticWeightList[%d]", p, j)
-			if sw.Weight <= 0 {
-				c.add(wp+".weight", "must be positive, got %d", sw.Weight)
+			if sw.Weight <= 0 || sw.Weight > scheduling.MaxStaticWeight {
+				c.add(wp+".weight", "must be between 1 and %d, got %d", scheduling.MaxStaticWeight, sw.Weight)
 			}
 			for k, n := range sw.TargetCluster.ClusterNames {
 				if !clusters[n] {
 					c.add(fmt.Sprintf("%s.targetCluster.clusterNames[%d]", wp, k), "unknown cluster %q", n)
+				}
+			}
+			for k, z := range sw.TargetCluster.Zones {
+				if !zones[z] {
+					c.add(fmt.Sprintf("%s.targetCluster.zones[%d]", wp, k), "unknown zone %q", z)
 				}
 			}
 		}

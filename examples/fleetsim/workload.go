@@ -1,7 +1,6 @@
 package main
 
 import (
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -48,11 +47,15 @@ type workload struct {
 	clusterFO   failover.ResolvedClusterFailover
 	appFO       *failover.ApplicationFailoverBehavior
 	blockSecs   *int32
-	minGroups   int
-	maxGroups   int
-	byZone      bool
-	weights     map[string]int64
-	affinity    map[string]bool
+	// clusterSpread and zoneSpread bound how many clusters and zones the
+	// workload spans; zero bounds constrain nothing.
+	clusterSpread groupBounds
+	zoneSpread    groupBounds
+	// weights is the static weight of each cluster that a weight rule
+	// names (Karmada's rule: the highest of the matching rules); a cluster
+	// no rule names is absent (weight 0). Nil without a weight preference.
+	weights  map[string]int64
+	affinity map[string]bool
 
 	targets []eviction.TargetCluster
 	tasks   []eviction.GracefulEvictionTask
@@ -67,10 +70,11 @@ type workload struct {
 
 	// susp is the policy's suspension as it is now (faults suspend and
 	// resume dispatching during the run).
-	susp      *suspension.Suspension
-	workConds [][]metav1.Condition // by cluster index: the Work's conditions
-	heldNoted map[string]bool      // dispatch holds already on the timeline
-	lastPlace string
+	susp       *suspension.Suspension
+	workConds  [][]metav1.Condition // by cluster index: the Work's conditions
+	heldNoted  map[string]bool      // dispatch holds already on the timeline
+	notHealthy bool                 // the timeline's last word on its health
+	lastPlace  string
 }
 
 func (w *workload) name() string { return w.spec.Name }
@@ -150,27 +154,60 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		GracePeriodSeconds: int32(st.GracefulEvictionTimeout.D() / time.Second),
 	}.Resolve(cfo)
 	for _, sp := range spec.Placement.SpreadConstraints {
-		w.minGroups, w.maxGroups = sp.MinGroups, sp.MaxGroups
-		w.byZone = sp.SpreadByField == "zone"
+		b := groupBounds{min: sp.MinGroups, max: sp.MaxGroups}
+		if sp.SpreadByField == SpreadByZone {
+			w.zoneSpread = b
+		} else {
+			w.clusterSpread = b
+		}
 	}
 	if a := spec.Placement.ClusterAffinity; a != nil && (len(a.ClusterNames) > 0 || len(a.Zones) > 0) {
 		w.affinity = map[string]bool{}
-		for _, n := range a.ClusterNames {
-			w.affinity[n] = true
-		}
 		for _, cs := range e.sc.Clusters {
-			if slices.Contains(a.Zones, cs.Zone) {
+			if a.matches(cs) {
 				w.affinity[cs.Name] = true
 			}
 		}
 	}
 	if wp := spec.Placement.ReplicaScheduling.WeightPreference; wp != nil {
 		w.weights = map[string]int64{}
-		for _, sw := range wp.StaticWeightList {
-			for _, n := range sw.TargetCluster.ClusterNames {
-				w.weights[n] = sw.Weight
+		for _, cs := range e.sc.Clusters {
+			weight := int64(0)
+			for _, sw := range wp.StaticWeightList {
+				if sw.TargetCluster.matches(cs) {
+					weight = max(weight, sw.Weight)
+				}
+			}
+			if weight > 0 {
+				w.weights[cs.Name] = weight
 			}
 		}
 	}
 	return w, nil
+}
+
+// groupBounds is a spread constraint's minGroups and maxGroups.
+type groupBounds struct{ min, max int }
+
+// spans says whether the clusters names satisfy w's spread constraints:
+// at least one cluster and the cluster minimum, and a number of zones
+// within the zone bounds.
+func (w *workload) spans(e *Engine, names []string) bool {
+	if len(names) < max(1, w.clusterSpread.min) {
+		return false
+	}
+	if w.zoneSpread == (groupBounds{}) {
+		return true
+	}
+	z := zonesOf(e, names)
+	return z >= w.zoneSpread.min && (w.zoneSpread.max == 0 || z <= w.zoneSpread.max)
+}
+
+// zonesOf counts the zones the clusters names are in.
+func zonesOf(e *Engine, names []string) int {
+	seen := map[string]bool{}
+	for _, n := range names {
+		seen[e.byName[n].zone] = true
+	}
+	return len(seen)
 }

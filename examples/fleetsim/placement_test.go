@@ -1,0 +1,205 @@
+package main
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// placementOf returns w's placement as placementKey prints it.
+func placementOf(e *Engine, w string) string { return placementKey(e.wByName[w].targets) }
+
+// zoneFleet: three clusters in z1, one each in z2 and z3.
+const zoneFleet = `name: zones
+duration: 30m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z1}
+  - {name: c, zone: z2}
+  - {name: d, zone: z3}
+  - {name: e, zone: z1}
+`
+
+func TestZoneSpreadIsHonoredInPlacementAndFailover(t *testing.T) {
+	sc := mustParse(t, zoneFleet+`workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      spreadConstraints:
+        - {spreadByField: zone, minGroups: 1, maxGroups: 1}
+        - {spreadByField: cluster, minGroups: 2, maxGroups: 2}
+faults:
+  - {at: 2m, type: outage, cluster: a, for: 20m}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placementOf(e, "w"); got != "[a, b]" {
+		t.Fatalf("initial placement %s, want [a, b]: two clusters of one zone", got)
+	}
+	evicted := false
+	for e.step < e.steps {
+		e.Step()
+		w := e.wByName["w"]
+		names := make([]string, 0, len(w.targets))
+		for _, tc := range w.targets {
+			names = append(names, tc.Name)
+		}
+		if z := zonesOf(e, names); z > 1 {
+			t.Fatalf("at %s the placement %s spans %d zones, the zone spread allows 1", formatSimTime(e.Elapsed()), placementOf(e, "w"), z)
+		}
+		evicted = evicted || !w.isTarget("a")
+	}
+	if v := e.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+	if !evicted {
+		t.Fatal("the outage of a evicted nothing; the test proves nothing")
+	}
+	if got := placementOf(e, "w"); got != "[b, e]" {
+		t.Errorf("placement after the failover %s, want [b, e]: the replacement stays in zone z1", got)
+	}
+}
+
+func TestZoneSpreadMinimumPicksClustersInSeveralZones(t *testing.T) {
+	sc := mustParse(t, zoneFleet+`workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      clusterAffinity: {zones: [z1, z2]}
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 2, maxGroups: 2}
+        - {spreadByField: zone, minGroups: 2, maxGroups: 2}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placementOf(e, "w"); got != "[a, c]" {
+		t.Errorf("placement %s, want [a, c]: two clusters in two zones", got)
+	}
+	w := e.wByName["w"]
+	if w.clusterSpread != (groupBounds{2, 2}) || w.zoneSpread != (groupBounds{2, 2}) {
+		t.Errorf("the workload keeps cluster spread %+v and zone spread %+v, want both {2 2}", w.clusterSpread, w.zoneSpread)
+	}
+}
+
+func TestZoneSpreadTheFleetCannotMeetPlacesNothing(t *testing.T) {
+	sc := mustParse(t, zoneFleet+`workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      clusterAffinity: {zones: [z1]}
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 3}
+        - {spreadByField: zone, minGroups: 2}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placementOf(e, "w"); got != "[]" {
+		t.Errorf("placement %s, want none: the affinity leaves one zone, the spread needs two", got)
+	}
+}
+
+func TestSpreadConstraintsAreValidatedAsKarmadaDoes(t *testing.T) {
+	for _, tc := range []struct {
+		name, spread, want string
+	}{
+		{"zone without cluster", "[{spreadByField: zone, minGroups: 1, maxGroups: 1}]",
+			"test.yaml:15: workloads[0].placement.spreadConstraints: a zone spread constraint needs a cluster spread constraint beside it"},
+		{"two cluster constraints", "[{spreadByField: cluster, maxGroups: 1}, {maxGroups: 2}]",
+			"test.yaml:15: workloads[0].placement.spreadConstraints[1].spreadByField: a second cluster spread constraint"},
+		{"two zone constraints", "[{spreadByField: cluster, maxGroups: 1}, {spreadByField: zone, maxGroups: 1}, {spreadByField: zone, maxGroups: 2}]",
+			"test.yaml:15: workloads[0].placement.spreadConstraints[2].spreadByField: a second zone spread constraint"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseScenario("test.yaml", []byte(zoneFleet+"workloads:\n  - name: w\n    kind: Deployment\n    replicas: 1\n    placement:\n      spreadConstraints: "+tc.spread+"\n"))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("want a *ParseError, got %v", err)
+			}
+			if got := pe.Errors[0].Error(); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got  %s\nwant %s...", got, tc.want)
+			}
+		})
+	}
+}
+
+// weightedScenario has a Divided workload w of replicas replicas with the given
+// static weight list, on clusters a (z1), b and c (z2).
+func weightedScenario(replicas int, weights, faults string) string {
+	return `name: weights
+duration: 20m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}, {name: c, zone: z2}]
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: ` + strconv.Itoa(replicas) + `
+    placement:
+      replicaScheduling:
+        replicaSchedulingType: Divided
+        weightPreference:
+          staticWeightList: ` + weights + `
+faults: ` + faults + `
+`
+}
+
+func TestStaticWeightsFollowKarmada(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		replicas int
+		weights  string
+		want     string
+	}{
+		{"by zone", 5, "[{targetCluster: {zones: [z1]}, weight: 1}, {targetCluster: {zones: [z2]}, weight: 2}]", "[a=1, b=2, c=2]"},
+		{"a cluster no rule names is left out", 6, "[{targetCluster: {clusterNames: [a]}, weight: 1}, {targetCluster: {clusterNames: [b]}, weight: 1}]", "[a=3, b=3]"},
+		{"a cluster two rules name takes the highest", 8, "[{targetCluster: {clusterNames: [b]}, weight: 3}, {targetCluster: {clusterNames: [a, b]}, weight: 1}]", "[a=2, b=6]"},
+		{"names and zones both must match", 4, "[{targetCluster: {clusterNames: [a, b], zones: [z2]}, weight: 1}]", "[b=4]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewEngine(mustParse(t, weightedScenario(tc.replicas, tc.weights, "[]")), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := placementOf(e, "w"); got != tc.want {
+				t.Errorf("placement %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFailoverKeepsAClusterWithoutWeightOut(t *testing.T) {
+	sc := mustParse(t, weightedScenario(6, "[{targetCluster: {clusterNames: [a]}, weight: 1}, {targetCluster: {clusterNames: [b]}, weight: 1}]",
+		"[{at: 2m, type: outage, cluster: a}]"))
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatal(v)
+	}
+	if got := placementOf(e, "w"); got != "[b=6]" {
+		t.Errorf("placement after a failed %s, want [b=6]: c has no weight", got)
+	}
+}
+
+func TestStaticWeightsOfUnknownZonesAreRejected(t *testing.T) {
+	_, err := ParseScenario("test.yaml", []byte(weightedScenario(2, "[{targetCluster: {zones: [mars]}, weight: 1}]", "[]")))
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a *ParseError, got %v", err)
+	}
+	want := "test.yaml:13: workloads[0].placement.replicaScheduling.weightPreference.staticWeightList[0].targetCluster.zones[0]: unknown zone \"mars\""
+	if got := pe.Errors[0].Error(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
