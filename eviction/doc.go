@@ -10,9 +10,11 @@
 // X" and "the old copy on X may be deleted". What does not: deciding that a
 // workload must leave (package failover), what state to carry and how to
 // inject it (package preservation), where the workload goes next (package
-// scheduling). This package imports no other package of the module: the
-// health of the workload on a cluster is asked for through HealthLookup and
-// preserved state is a plain map[string]string.
+// scheduling). The only package of the module it imports is
+// failover/health, for the health vocabulary: the health of the workload on
+// a cluster is asked for through HealthLookup, what became of an old copy
+// through OldCopyLookup, and preserved state is a plain map[string]string
+// on the task.
 //
 // Guarantees:
 //
@@ -24,8 +26,12 @@
 //     time or health (unless AssessOptions.EmptyTargetsAreHealthy restores
 //     Karmada's behaviour).
 //   - Every countdown derives from a persisted timestamp (a task's
-//     CreationTimestamp, a history entry's CreationTimestamp, a pending
-//     purge's Since), so a controller restart neither resets nor skips one.
+//     CreationTimestamp, a history entry's CreationTimestamp, an old copy's
+//     deletion timestamp), so a controller restart neither resets nor skips
+//     one.
+//   - Under PurgeDirectly the new copy is never dispatched while the old
+//     one may run: the gate holds from the eviction on, and the task
+//     carries the preserved state until the new copy runs.
 //     The DeadlineQueue holds only deadlines rebuilt from those timestamps;
 //     the Pacer's modes and buckets can be exported and imported.
 //   - The stateful helpers (DeadlineQueue, Pacer) take a k8s.io/utils/clock
