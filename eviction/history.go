@@ -33,19 +33,35 @@ type EvictionHistory []EvictionHistoryEntry
 // Record notes an eviction from cluster at now. A cluster already recorded
 // gets its time refreshed, so the block window restarts from the latest
 // eviction. It reports whether the history changed.
+//
+// The time is stored rounded up to the whole second, because that is all a
+// metav1.Time keeps once persisted: truncating instead would let a block
+// restored after a restart end up to a second early, and recording again
+// within the same second would report a change that persisting erases.
 func (h *EvictionHistory) Record(cluster string, now time.Time) bool {
+	at := metav1.Time{Time: ceilSecond(now)}
 	for i := range *h {
 		e := &(*h)[i]
 		if e.ClusterName == cluster {
-			if e.CreationTimestamp.Time.Equal(now) {
+			if e.CreationTimestamp.Time.Equal(at.Time) {
 				return false
 			}
-			e.CreationTimestamp = metav1.Time{Time: now}
+			e.CreationTimestamp = at
 			return true
 		}
 	}
-	*h = append(*h, EvictionHistoryEntry{ClusterName: cluster, CreationTimestamp: metav1.Time{Time: now}})
+	*h = append(*h, EvictionHistoryEntry{ClusterName: cluster, CreationTimestamp: at})
 	return true
+}
+
+// ceilSecond rounds t up to the whole second, dropping the monotonic
+// reading as persisting does.
+func ceilSecond(t time.Time) time.Time {
+	r := t.Truncate(time.Second).Round(0)
+	if r.Before(t) {
+		r = r.Add(time.Second)
+	}
+	return r
 }
 
 // blockWindow resolves the policy's BlockPredecessorSeconds: nil (and a
@@ -68,8 +84,8 @@ func blockWindow(blockPredecessorSeconds *int32) (d time.Duration, forever bool)
 // true and until is zero). A cluster with no record is not blocked.
 //
 // An entry without a CreationTimestamp cannot be counted from, so it blocks
-// for good rather than not at all (ValidateEvictionHistory rejects such
-// entries). Should a history hold the same cluster twice, the latest block
+// for good rather than not at all; ValidateEvictionHistory rejects such
+// entries and GC keeps them. Should a history hold the same cluster twice, the latest block
 // wins.
 func (h EvictionHistory) BlockedUntil(cluster string, blockPredecessorSeconds *int32, now time.Time) (until time.Time, blocked, forever bool) {
 	window, always := blockWindow(blockPredecessorSeconds)
@@ -89,7 +105,9 @@ func (h EvictionHistory) BlockedUntil(cluster string, blockPredecessorSeconds *i
 
 // GC drops the entries whose block window has ended at now and returns how
 // many it dropped and the earliest time a remaining entry expires (zero when
-// none will: no entries, or a window of 0 meaning forever).
+// none will: no entries, or a window of 0 meaning forever). An entry without
+// a timestamp blocks for good (BlockedUntil), so GC keeps it: dropping it
+// would lift a block that never ends.
 func (h *EvictionHistory) GC(blockPredecessorSeconds *int32, now time.Time) (removed int, nextExpiry time.Time) {
 	window, forever := blockWindow(blockPredecessorSeconds)
 	if forever {
@@ -97,6 +115,10 @@ func (h *EvictionHistory) GC(blockPredecessorSeconds *int32, now time.Time) (rem
 	}
 	kept := (*h)[:0]
 	for _, e := range *h {
+		if e.CreationTimestamp.IsZero() {
+			kept = append(kept, e)
+			continue
+		}
 		exp := e.CreationTimestamp.Add(window)
 		if !now.Before(exp) {
 			removed++
@@ -113,11 +135,14 @@ func (h *EvictionHistory) GC(blockPredecessorSeconds *int32, now time.Time) (rem
 }
 
 // ValidateEvictionHistory checks that every entry names a valid cluster
-// once.
+// once and has a creationTimestamp to count its block window from.
 func ValidateEvictionHistory(h EvictionHistory, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	seen := make(map[string]struct{}, len(h))
 	for i := range h {
+		if h[i].CreationTimestamp.IsZero() {
+			errs = append(errs, field.Required(fldPath.Index(i).Child("creationTimestamp"), "the block window counts from it"))
+		}
 		p := fldPath.Index(i).Child("clusterName")
 		errs = append(errs, validateClusterName(h[i].ClusterName, p, true)...)
 		if _, dup := seen[h[i].ClusterName]; dup && h[i].ClusterName != "" {

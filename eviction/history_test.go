@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
 
@@ -87,5 +88,48 @@ func TestEvictionHistoryJSONNames(t *testing.T) {
 	out, err := json.Marshal(h)
 	if err != nil || string(out) != string(in) {
 		t.Fatalf("round trip %s %v", out, err)
+	}
+}
+
+// The three history rules agree: an entry without a timestamp is rejected by
+// validation, blocks for good, and survives GC; a recorded time is stored as
+// persisting keeps it, rounded so that no block ends early.
+func TestHostileEvictionHistoryEdges(t *testing.T) {
+	unstamped := EvictionHistory{{ClusterName: "member1"}}
+	errs := ValidateEvictionHistory(unstamped, field.NewPath("history"))
+	if len(errs) != 1 || errs[0].Field != "history[0].creationTimestamp" || errs[0].Type != field.ErrorTypeRequired {
+		t.Fatalf("validation: %v", errs)
+	}
+	if _, blocked, forever := unstamped.BlockedUntil("member1", ptr.To[int32](60), t0.Add(1000*time.Hour)); !blocked || !forever {
+		t.Fatal("an unstamped entry does not block for good")
+	}
+	if removed, _ := unstamped.GC(ptr.To[int32](60), t0.Add(1000*time.Hour)); removed != 0 || len(unstamped) != 1 {
+		t.Fatalf("GC dropped the forever-blocking entry: removed %d, left %v", removed, unstamped)
+	}
+
+	var h EvictionHistory
+	at := t0.Add(300 * time.Millisecond)
+	if !h.Record("member2", at) {
+		t.Fatal("first record reported no change")
+	}
+	if h.Record("member2", at.Add(100*time.Millisecond)) {
+		t.Fatal("recording again within the same second reported a change")
+	}
+	// Round-trip through JSON, as a restart does.
+	raw, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var restored EvictionHistory
+	if err := json.Unmarshal(raw, &restored); err != nil {
+		t.Fatal(err)
+	}
+	window := ptr.To[int32](600)
+	until, blocked, _ := restored.BlockedUntil("member2", window, at)
+	if !blocked || until.Before(at.Add(600*time.Second)) {
+		t.Fatalf("restored block ends at %v, before %v", until, at.Add(600*time.Second))
+	}
+	if u, _, _ := h.BlockedUntil("member2", window, at); !u.Equal(until) {
+		t.Fatalf("the block moved through persisting: %v -> %v", u, until)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
@@ -102,7 +104,8 @@ func TestValidateGracefulEvictionTasksDuplicate(t *testing.T) {
 }
 
 func TestValidateEvictionHistory(t *testing.T) {
-	h := EvictionHistory{{ClusterName: "a"}, {ClusterName: "a"}, {ClusterName: ""}, {ClusterName: "B!"}}
+	at := metav1.NewTime(t0)
+	h := EvictionHistory{{ClusterName: "a", CreationTimestamp: at}, {ClusterName: "a", CreationTimestamp: at}, {ClusterName: "", CreationTimestamp: at}, {ClusterName: "B!", CreationTimestamp: at}}
 	got := describe(ValidateEvictionHistory(h, field.NewPath("history")))
 	want := []string{
 		"FieldValueDuplicate history[1].clusterName",
