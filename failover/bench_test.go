@@ -81,6 +81,27 @@ func BenchmarkClusterFailoverPlanner100k(b *testing.B) {
 	}
 }
 
+// BenchmarkComputeClusterTaintsReady: a Ready cluster with no taints and one
+// policy that does not match, the steady state of a fleet. Target 0 allocs.
+func BenchmarkComputeClusterTaintsReady(b *testing.B) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	cfg := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true, Policies: []failover.ConditionTaintPolicy{{
+		Name:            "network",
+		AddOnConditions: []failover.ConditionMatch{{ConditionType: "NetworkAvailable", Operator: failover.MatchIn, StatusValues: []metav1.ConditionStatus{metav1.ConditionFalse}}},
+		Taints:          []corev1.Taint{{Key: "network", Effect: corev1.TaintEffectNoExecute}},
+	}}}
+	conds := []metav1.Condition{
+		{Type: failover.ConditionTypeReady, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))},
+		{Type: "NetworkAvailable", Status: metav1.ConditionTrue},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d, err := failover.ComputeClusterTaints(cfg, conds, nil, now); err != nil || d.Changed {
+			b.Fatal(d, err)
+		}
+	}
+}
+
 // BenchmarkComputeClusterTaints: a legacy-mode cluster past its eviction
 // timeout with one policy.
 func BenchmarkComputeClusterTaints(b *testing.B) {

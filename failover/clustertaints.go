@@ -271,6 +271,11 @@ type taintOp struct {
 // The error is ErrMissingTransitionTime (wrapped) when the NoExecute timeout
 // cannot be counted; the diff is still returned and usable.
 func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition, current []corev1.Taint, now time.Time) (ClusterTaintDiff, error) {
+	if len(current) == 0 && healthyWithNothingToAdd(cfg, conditions) {
+		// The steady state of almost every cluster: nothing to remove,
+		// nothing to add, and no allocation to find that out.
+		return ClusterTaintDiff{}, nil
+	}
 	var ops []taintOp
 	var diff ClusterTaintDiff
 	var err error
@@ -391,6 +396,21 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	diff.Result = result
 	diff.Changed = len(diff.ToAdd)+len(diff.ToRemove)+len(diff.Stamped) > 0
 	return diff, err
+}
+
+// healthyWithNothingToAdd reports that the cluster is Ready and no policy
+// adds a taint for its conditions.
+func healthyWithNothingToAdd(cfg ClusterTaintConfig, conditions []metav1.Condition) bool {
+	ready := meta.FindStatusCondition(conditions, ConditionTypeReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue {
+		return false
+	}
+	for i := range cfg.Policies {
+		if allMatch(cfg.Policies[i].AddOnConditions, conditions) {
+			return false
+		}
+	}
+	return true
 }
 
 func findTaint(taints []corev1.Taint, key string, effect corev1.TaintEffect) int {

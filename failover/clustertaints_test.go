@@ -350,3 +350,21 @@ func TestComputeClusterTaintsFlappingClusterFailsOver(t *testing.T) {
 		}
 	}
 }
+
+func TestComputeClusterTaintsReadyClusterDoesNotAllocate(t *testing.T) {
+	cfg := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true, Policies: []failover.ConditionTaintPolicy{{
+		Name:            "network",
+		AddOnConditions: []failover.ConditionMatch{{ConditionType: "NetworkAvailable", Operator: failover.MatchIn, StatusValues: []metav1.ConditionStatus{metav1.ConditionFalse}}},
+		Taints:          []corev1.Taint{{Key: "network", Effect: corev1.TaintEffectNoExecute}},
+	}}}
+	conds := []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow), {Type: "NetworkAvailable", Status: metav1.ConditionTrue}}
+	if n := testing.AllocsPerRun(100, func() { _, _ = failover.ComputeClusterTaints(cfg, conds, nil, taintNow) }); n != 0 {
+		t.Fatalf("a Ready cluster with no taints allocates %v times", n)
+	}
+	// The policy matching makes it take the full path and add its taint.
+	conds[1].Status = metav1.ConditionFalse
+	d, err := failover.ComputeClusterTaints(cfg, conds, nil, taintNow)
+	if err != nil || !d.Changed || len(d.ToAdd) != 1 || d.ToAdd[0].Key != "network" {
+		t.Fatalf("matching policy: %+v %v", d, err)
+	}
+}
