@@ -203,27 +203,29 @@ func pickClusters(e *Engine, w *workload, kept, candidates []string, want int) [
 
 func spreadFirst(e *Engine, w *workload, kept, candidates []string, want int) []string {
 	chosen := slices.Clone(kept)
+	in := map[string]bool{}
 	zones := map[string]bool{}
 	for _, n := range chosen {
-		zones[e.byName[n].zone] = true
+		in[n], zones[e.byName[n].zone] = true, true
 	}
 	for _, n := range candidates {
 		if len(chosen) >= want {
 			break
 		}
 		z := e.byName[n].zone
-		if zones[z] || (w.zoneSpread.max > 0 && len(zones) >= w.zoneSpread.max) || slices.Contains(chosen, n) {
+		if in[n] || zones[z] || (w.zoneSpread.max > 0 && len(zones) >= w.zoneSpread.max) {
 			continue
 		}
 		chosen = append(chosen, n)
-		zones[z] = true
+		in[n], zones[z] = true, true
 	}
 	for _, n := range candidates {
 		if len(chosen) >= want {
 			break
 		}
-		if zones[e.byName[n].zone] && !slices.Contains(chosen, n) {
+		if !in[n] && zones[e.byName[n].zone] {
 			chosen = append(chosen, n)
+			in[n] = true
 		}
 	}
 	return chosen
