@@ -321,15 +321,22 @@ func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters
 		}
 	}
 	divided := kind != "FlinkDeployment" && r.IntN(3) == 0
+	zone := ""
+	if r.IntN(3) == 0 {
+		zone = fmt.Sprintf(", {spreadByField: zone, minGroups: 1, maxGroups: %d}", 1+r.IntN(2))
+	}
 	if divided {
 		b.WriteString("      replicaScheduling: {replicaSchedulingType: Divided}\n")
+		if zone != "" {
+			fmt.Fprintf(b, "      spreadConstraints: [{spreadByField: cluster, minGroups: 1}%s]\n", zone)
+		}
 	} else {
 		maxG := 1 + r.IntN(3)
 		minG := 1 + r.IntN(maxG)
 		if kind == "FlinkDeployment" {
 			minG, maxG = 1, 1
 		}
-		fmt.Fprintf(b, "      spreadConstraints: [{spreadByField: cluster, minGroups: %d, maxGroups: %d}]\n", minG, maxG)
+		fmt.Fprintf(b, "      spreadConstraints: [{spreadByField: cluster, minGroups: %d, maxGroups: %d}%s]\n", minG, maxG, zone)
 	}
 	if r.IntN(4) == 0 {
 		fmt.Fprintf(b, "      clusterTolerations: [{key: cluster.karmada.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: %d}]\n", 30*r.IntN(10))

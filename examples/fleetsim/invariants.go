@@ -256,9 +256,24 @@ func (iv *invariants) feasible(w *workload, now time.Time) bool {
 		names = append(names, c.name)
 	}
 	if w.zoneSpread.max > 0 {
-		// Any zones the placement may pick will do: only the minimums
-		// must be reachable.
-		return len(names) >= max(1, w.clusterSpread.min) && zonesOf(iv.e, names) >= w.zoneSpread.min
+		// The placement may pick any zones: the fullest ones allowed must
+		// hold enough clusters, and enough zones must have one.
+		count := map[string]int{}
+		for _, n := range names {
+			count[iv.e.byName[n].zone]++
+		}
+		sizes := make([]int, 0, len(count))
+		for _, k := range count {
+			sizes = append(sizes, k)
+		}
+		slices.Sort(sizes)
+		slices.Reverse(sizes)
+		sizes = sizes[:min(len(sizes), w.zoneSpread.max)]
+		total := 0
+		for _, k := range sizes {
+			total += k
+		}
+		return total >= max(1, w.clusterSpread.min) && len(sizes) >= w.zoneSpread.min
 	}
 	return w.spans(iv.e, names)
 }

@@ -182,33 +182,78 @@ func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []
 // pickClusters adds candidates to kept until want clusters are chosen:
 // first one cluster in each zone the choice does not cover yet (up to the
 // zone spread's maximum), then further clusters in the zones covered.
-// candidates are in preference order.
+// candidates are in preference order. When that spread-first choice
+// cannot meet the spread constraints, the zones with the most candidates
+// are tried instead.
 func pickClusters(e *Engine, w *workload, kept, candidates []string, want int) []string {
+	chosen := spreadFirst(e, w, kept, candidates, want)
+	if w.zoneSpread.max == 0 || w.spans(e, chosen) {
+		return chosen
+	}
+	zones := map[string]bool{}
+	for _, n := range kept {
+		zones[e.byName[n].zone] = true
+	}
+	allowed := fullestZones(e, candidates, zones, w.zoneSpread.max-len(zones))
+	for _, z := range allowed {
+		zones[z] = true
+	}
+	inZones := slices.DeleteFunc(slices.Clone(candidates), func(n string) bool { return !zones[e.byName[n].zone] })
+	return spreadFirst(e, w, kept, inZones, want)
+}
+
+func spreadFirst(e *Engine, w *workload, kept, candidates []string, want int) []string {
 	chosen := slices.Clone(kept)
+	in := map[string]bool{}
 	zones := map[string]bool{}
 	for _, n := range chosen {
-		zones[e.byName[n].zone] = true
+		in[n], zones[e.byName[n].zone] = true, true
 	}
 	for _, n := range candidates {
 		if len(chosen) >= want {
 			break
 		}
 		z := e.byName[n].zone
-		if zones[z] || (w.zoneSpread.max > 0 && len(zones) >= w.zoneSpread.max) || slices.Contains(chosen, n) {
+		if in[n] || zones[z] || (w.zoneSpread.max > 0 && len(zones) >= w.zoneSpread.max) {
 			continue
 		}
 		chosen = append(chosen, n)
-		zones[z] = true
+		in[n], zones[z] = true, true
 	}
 	for _, n := range candidates {
 		if len(chosen) >= want {
 			break
 		}
-		if zones[e.byName[n].zone] && !slices.Contains(chosen, n) {
+		if !in[n] && zones[e.byName[n].zone] {
 			chosen = append(chosen, n)
+			in[n] = true
 		}
 	}
 	return chosen
+}
+
+// fullestZones returns up to n zones of the clusters names that are not in
+// skip, those with the most of them first (ties by name).
+func fullestZones(e *Engine, names []string, skip map[string]bool, n int) []string {
+	count := map[string]int{}
+	var zones []string
+	for _, name := range names {
+		z := e.byName[name].zone
+		if skip[z] {
+			continue
+		}
+		if count[z] == 0 {
+			zones = append(zones, z)
+		}
+		count[z]++
+	}
+	sort.Slice(zones, func(i, j int) bool {
+		if count[zones[i]] != count[zones[j]] {
+			return count[zones[i]] > count[zones[j]]
+		}
+		return zones[i] < zones[j]
+	})
+	return zones[:max(0, min(n, len(zones)))]
 }
 
 // weighted keeps the clusters of names that have a static weight; when
@@ -303,7 +348,7 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 // replaceCandidates lists the clusters a failover re-placement may choose
 // from: those of the policy's affinity, and, under a zone spread, only
 // clusters in zones the workload already uses plus as many new zones as
-// the maximum leaves room for (the first by name with a Ready cluster). Nil
+// the maximum leaves room for (those with the most Ready clusters). Nil
 // means every cluster.
 func (e *Engine) replaceCandidates(w *workload, before []eviction.TargetCluster, failed string) []string {
 	if w.affinity == nil && w.zoneSpread.max == 0 {
@@ -316,14 +361,13 @@ func (e *Engine) replaceCandidates(w *workload, before []eviction.TargetCluster,
 				zones[e.byName[t.Name].zone] = true
 			}
 		}
-		var fresh []string
+		var ready []string
 		for _, c := range e.clusters {
-			if c.name != failed && c.ready() && (w.affinity == nil || w.affinity[c.name]) && !zones[c.zone] && !slices.Contains(fresh, c.zone) {
-				fresh = append(fresh, c.zone)
+			if c.name != failed && c.ready() && (w.affinity == nil || w.affinity[c.name]) {
+				ready = append(ready, c.name)
 			}
 		}
-		slices.Sort(fresh)
-		for _, z := range fresh[:min(len(fresh), max(0, w.zoneSpread.max-len(zones)))] {
+		for _, z := range fullestZones(e, ready, zones, w.zoneSpread.max-len(zones)) {
 			zones[z] = true
 		}
 	}

@@ -39,9 +39,9 @@ type Event struct {
 	Detail   string
 	// Labels are the preserved state an eviction extracted or a new copy
 	// was started with.
-	Labels map[string]string `json:",omitempty"`
+	Labels map[string]string
 	// Job is the job a new copy of a stateful workload runs.
-	Job string `json:",omitempty"`
+	Job string
 }
 
 // Details the summary reads back from the timeline.
