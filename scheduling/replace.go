@@ -29,8 +29,8 @@ type DivisionPreference string
 
 const (
 	// DivideByStaticWeight shares in proportion to Request.StaticWeights (a
-	// cluster without a weight gets nothing; an empty map weighs every
-	// cluster 1). The default.
+	// cluster without a weight gets nothing; when no candidate has a weight,
+	// every candidate weighs 1, as in Karmada). The default.
 	DivideByStaticWeight DivisionPreference = "StaticWeight"
 	// DivideByAvailableReplicas shares in proportion to each cluster's
 	// Cluster.AvailableReplicas (dynamic weight); a cluster whose capacity is
@@ -409,6 +409,15 @@ func candidateClusters(req *Request, w *Workload, filtered *Result, failed map[s
 func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[string]struct{}) []slot {
 	candidates := candidateClusters(req, w, filtered, failed, true)
 	slots := make([]slot, 0, len(candidates))
+	// As Karmada divides: when no candidate has a static weight, every
+	// candidate weighs 1; otherwise a candidate without one gets nothing.
+	unweighted := true
+	for _, c := range candidates {
+		if req.StaticWeights[c.Name] > 0 {
+			unweighted = false
+			break
+		}
+	}
 	fresh := *w
 	fresh.Placement = nil
 	for _, c := range candidates {
@@ -427,7 +436,7 @@ func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[strin
 		case DivideAggregated:
 			s.weight = 1
 		default:
-			if len(req.StaticWeights) == 0 {
+			if unweighted {
 				s.weight = 1
 			} else {
 				s.weight = req.StaticWeights[c.Name]

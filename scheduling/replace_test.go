@@ -489,3 +489,28 @@ func TestDividedTaintedPlacedClusterReceivesNothing(t *testing.T) {
 		})
 	}
 }
+
+// Static weights that name no candidate weigh every candidate 1, as Karmada
+// divides; a candidate without a weight next to weighted ones gets nothing.
+func TestDividedStaticWeightsNamingNoCandidate(t *testing.T) {
+	placed := []eviction.TargetCluster{{Name: "a", Replicas: 2}, {Name: "b", Replicas: 2}}
+	req := &Request{
+		Type: Divided, Targets: keptAfter(placed, "a"), Evicted: evictedFrom(placed, "a"),
+		Clusters: fleetOf("a", "b", "c"), Replicas: 4,
+		StaticWeights: map[string]int64{"a": 3},
+	}
+	plan, err := Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]eviction.TargetCluster{{Name: "b", Replicas: 3}, {Name: "c", Replicas: 1}}, plan.Targets); diff != "" {
+		t.Errorf("only the failed cluster weighted (-want +got):\n%s", diff)
+	}
+	req.StaticWeights = map[string]int64{"a": 3, "c": 1}
+	if plan, err = Replace(req); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]eviction.TargetCluster{{Name: "b", Replicas: 2}, {Name: "c", Replicas: 2}}, plan.Targets); diff != "" {
+		t.Errorf("c weighted, b not (-want +got):\n%s", diff)
+	}
+}
