@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -20,6 +21,14 @@ import (
 // Detector.Detect for a policy or input they cannot decide on; the message
 // names the field.
 var ErrInvalidDetectorInput = errors.New("invalid application failover input")
+
+// ErrInvalidDetectorRecord is wrapped by Detector.Import for a record it
+// refuses; ErrInvalidDetectorConfig by NewDetector for a configuration
+// ValidateDetectorConfig rejects.
+var (
+	ErrInvalidDetectorRecord = errors.New("invalid application failover record")
+	ErrInvalidDetectorConfig = errors.New("invalid application failover detector configuration")
+)
 
 // WorkloadHealth is the health of a binding's workload on one cluster, as
 // the binding's aggregated status carries it.
@@ -433,13 +442,34 @@ type Detector interface {
 	// Export returns every record, sorted by binding and then cluster.
 	Export() []DetectorRecord
 	// Import replaces the records of every binding present in records;
-	// the records of other bindings stay.
-	Import(records []DetectorRecord)
+	// the records of other bindings stay. Records come from objects anyone
+	// allowed to write them may have edited, so:
+	//   - a record without a binding or cluster name, or with a FailingSince
+	//     that is set but zero (it would evict at the first look), is
+	//     rejected: Import returns an error wrapping ErrInvalidDetectorRecord
+	//     and imports nothing;
+	//   - a FailingSince in the future is clamped to now, so the countdown
+	//     runs one full toleration from the restart instead of never ending.
+	//     Clamping, not rejecting, because a writer whose clock ran a little
+	//     ahead is normal and its countdown is still worth keeping.
+	Import(records []DetectorRecord) error
 }
 
-// NewDetector returns a Detector that reads the time from clk.
-func NewDetector(clk clock.PassiveClock, cfg DetectorConfig) Detector {
-	return &detector{clock: clk, cfg: cfg, records: map[string][]WorkloadHealthRecord{}}
+// ValidateDetectorConfig checks cfg as NewDetector does. Every
+// DetectorConfig is valid today; the function exists so callers validate
+// each configuration the same way, and so a future field gets its check.
+func ValidateDetectorConfig(cfg DetectorConfig, fldPath *field.Path) field.ErrorList {
+	return nil
+}
+
+// NewDetector returns a Detector that reads the time from clk. It refuses a
+// cfg ValidateDetectorConfig rejects with an error wrapping
+// ErrInvalidDetectorConfig.
+func NewDetector(clk clock.PassiveClock, cfg DetectorConfig) (Detector, error) {
+	if errs := ValidateDetectorConfig(cfg, field.NewPath("detector")); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidDetectorConfig, errs.ToAggregate())
+	}
+	return &detector{clock: clk, cfg: cfg, records: map[string][]WorkloadHealthRecord{}}, nil
 }
 
 type detector struct {
@@ -494,16 +524,29 @@ func (d *detector) Export() []DetectorRecord {
 	return out
 }
 
-func (d *detector) Import(records []DetectorRecord) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+func (d *detector) Import(records []DetectorRecord) error {
+	now := metav1.NewTime(d.clock.Now()).Rfc3339Copy()
 	imported := map[string][]WorkloadHealthRecord{}
-	for _, r := range records {
+	for i, r := range records {
+		switch {
+		case r.Binding == "":
+			return fmt.Errorf("%w: records[%d].binding is required", ErrInvalidDetectorRecord, i)
+		case r.ClusterName == "":
+			return fmt.Errorf("%w: records[%d].clusterName is required", ErrInvalidDetectorRecord, i)
+		case r.FailingSince != nil && r.FailingSince.IsZero():
+			return fmt.Errorf("%w: records[%d].failingSince is zero: omit it when no countdown runs", ErrInvalidDetectorRecord, i)
+		}
 		rec := r.WorkloadHealthRecord
 		rec.FailingSince = rec.FailingSince.DeepCopy()
+		if rec.FailingSince != nil && rec.FailingSince.After(now.Time) {
+			rec.FailingSince = now.DeepCopy()
+		}
 		imported[r.Binding] = append(imported[r.Binding], rec)
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for binding, recs := range imported {
 		d.records[binding] = recs
 	}
+	return nil
 }

@@ -205,7 +205,7 @@ func FuzzClusterHealthImport(f *testing.F) {
 			return
 		}
 		clk := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+		tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 		if err := tr.Import("m1", st); err != nil {
 			return
 		}

@@ -86,6 +86,9 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add("settings.clusterPurgeMode", "%v", err)
 		}
 	}
+	for _, fe := range failover.ValidateClusterHealthConfig(failover.ClusterHealthConfig{FailureThreshold: st.FailureThreshold.D(), SuccessThreshold: st.SuccessThreshold.D(), MonitorGracePeriod: st.MonitorGracePeriod.D(), StartupGracePeriod: st.StartupGracePeriod.D()}, field.NewPath("settings")) {
+		c.add(fe.Field, "%s", fe.ErrorBody())
+	}
 	if st.EvictionsPerSecond < 0 {
 		c.add("settings.evictionsPerSecond", "must not be negative")
 	}

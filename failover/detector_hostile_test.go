@@ -1,0 +1,66 @@
+package failover_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
+)
+
+// A FailingSince in the future must not mean "never evicted": it is clamped
+// to now, and the workload is evicted one toleration after the restart.
+func TestHostileDetectorImportClampsFutureFailingSince(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(hostileT0)
+	det := mustOK(failover.NewDetector(clk, failover.DetectorConfig{}))
+	future := metav1.NewTime(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err := det.Import([]failover.DetectorRecord{{Binding: "shop/web",
+		WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m1", FailingSince: &future}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := det.Export()[0].FailingSince; !got.Time.Equal(hostileT0) {
+		t.Fatalf("FailingSince after import = %s, want clamped to %s", got, hostileT0)
+	}
+	policy := detPolicy(60)
+	wh := []failover.WorkloadHealth{{ClusterName: "m1", Health: health.Unhealthy}, {ClusterName: "m2", Health: health.Healthy}}
+	clk.SetTime(hostileT0.Add(60 * time.Second))
+	d, err := det.Detect("shop/web", policy, []string{"m1", "m2"}, wh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Evictions) != 1 {
+		t.Fatalf("one toleration after the restart: %+v, want m1 evicted", d)
+	}
+}
+
+// A zero FailingSince would evict at the first look; a record without names
+// cannot be attributed. Each is refused and nothing is imported.
+func TestHostileDetectorImportRejects(t *testing.T) {
+	zero := metav1.Time{}
+	now := metav1.NewTime(hostileT0)
+	good := failover.DetectorRecord{Binding: "ok", WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m1", FailingSince: &now}}
+	for name, tc := range map[string]struct {
+		rec  failover.DetectorRecord
+		want string
+	}{
+		"zero failingSince": {failover.DetectorRecord{Binding: "b", WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m1", FailingSince: &zero}}, "records[1].failingSince"},
+		"no binding":        {failover.DetectorRecord{WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m1"}}, "records[1].binding"},
+		"no cluster":        {failover.DetectorRecord{Binding: "b"}, "records[1].clusterName"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			det := mustOK(failover.NewDetector(clocktesting.NewFakePassiveClock(hostileT0), failover.DetectorConfig{}))
+			err := det.Import([]failover.DetectorRecord{good, tc.rec})
+			if !errors.Is(err, failover.ErrInvalidDetectorRecord) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Import error = %v, want ErrInvalidDetectorRecord naming %s", err, tc.want)
+			}
+			if got := det.Export(); len(got) != 0 {
+				t.Fatalf("a refused import kept %v", got)
+			}
+		})
+	}
+}
