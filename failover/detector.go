@@ -84,7 +84,10 @@ type DetectorInput struct {
 	// entry is Unknown; for a cluster listed twice the first entry counts.
 	Health []WorkloadHealth
 	// Records are the records returned by the previous decision for this
-	// binding (nil the first time).
+	// binding (nil the first time). They are usually read back from an
+	// object others can edit, so a FailingSince in the future or zero is
+	// taken as now: the countdown runs one full toleration from this
+	// decision instead of never ending or ending at once.
 	Records []WorkloadHealthRecord
 }
 
@@ -287,6 +290,7 @@ func DetectApplicationFailure(in DetectorInput, now time.Time, cfg DetectorConfi
 			continue
 		}
 		rec := findRecord(in.Records, cluster)
+		rec.FailingSince = plausibleFailingSince(rec.FailingSince, now)
 		wh, found := findHealth(in.Health, cluster)
 		status := wh.Health
 		if !found || !status.IsValid() {
@@ -524,8 +528,18 @@ func (d *detector) Export() []DetectorRecord {
 	return out
 }
 
+// plausibleFailingSince returns since, or now (at second precision, as a
+// record stores it) when since is zero or in the future.
+func plausibleFailingSince(since *metav1.Time, now time.Time) *metav1.Time {
+	if since == nil || (!since.IsZero() && !since.After(now)) {
+		return since
+	}
+	clamped := metav1.NewTime(now).Rfc3339Copy()
+	return &clamped
+}
+
 func (d *detector) Import(records []DetectorRecord) error {
-	now := metav1.NewTime(d.clock.Now()).Rfc3339Copy()
+	now := d.clock.Now()
 	imported := map[string][]WorkloadHealthRecord{}
 	for i, r := range records {
 		switch {
@@ -537,10 +551,7 @@ func (d *detector) Import(records []DetectorRecord) error {
 			return fmt.Errorf("%w: records[%d].failingSince is zero: omit it when no countdown runs", ErrInvalidDetectorRecord, i)
 		}
 		rec := r.WorkloadHealthRecord
-		rec.FailingSince = rec.FailingSince.DeepCopy()
-		if rec.FailingSince != nil && rec.FailingSince.After(now.Time) {
-			rec.FailingSince = now.DeepCopy()
-		}
+		rec.FailingSince = plausibleFailingSince(rec.FailingSince.DeepCopy(), now)
 		imported[r.Binding] = append(imported[r.Binding], rec)
 	}
 	d.mu.Lock()

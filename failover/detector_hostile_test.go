@@ -64,3 +64,31 @@ func TestHostileDetectorImportRejects(t *testing.T) {
 		})
 	}
 }
+
+// Records handed back to the pure decision function come from an
+// annotation too: a future or zero FailingSince starts the countdown now.
+func TestHostileDetectApplicationFailureDistrustsRecords(t *testing.T) {
+	policy := detPolicy(60)
+	wh := []failover.WorkloadHealth{{ClusterName: "m1", Health: health.Unhealthy}, {ClusterName: "m2", Health: health.Healthy}}
+	for name, since := range map[string]metav1.Time{
+		"future": metav1.NewTime(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)),
+		"zero":   {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := failover.DetectorInput{Policy: policy, Clusters: []string{"m1", "m2"}, Health: wh,
+				Records: []failover.WorkloadHealthRecord{{ClusterName: "m1", FailingSince: &since}}}
+			d, err := failover.DetectApplicationFailure(in, hostileT0, failover.DetectorConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Evictions) != 0 || !d.RecordsChanged || !d.NextCheck.Equal(hostileT0.Add(60*time.Second)) {
+				t.Fatalf("first look: %+v, want no eviction, records changed, next check one toleration later", d)
+			}
+			in.Records = d.Records
+			d, err = failover.DetectApplicationFailure(in, hostileT0.Add(60*time.Second), failover.DetectorConfig{})
+			if err != nil || len(d.Evictions) != 1 {
+				t.Fatalf("one toleration later: %+v, %v; want m1 evicted", d, err)
+			}
+		})
+	}
+}
