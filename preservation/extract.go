@@ -120,6 +120,24 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 	if err := sc.scanStatus(r.root); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidStatus, err)
 	}
+	// Values that are plain strings (the common case: ids, states, paths)
+	// are copied into one string and sliced from it: one allocation for
+	// all of them instead of one each.
+	total := 0
+	for i := range results {
+		if raw := results[i].raw(status); raw != nil {
+			total += len(raw)
+		}
+	}
+	var shared string
+	if total > 0 {
+		var b strings.Builder
+		b.Grow(total)
+		for i := range results {
+			b.Write(results[i].raw(status))
+		}
+		shared = b.String()
+	}
 	out := make(map[string]string, len(r.rules))
 	var errs []error
 	for i := range r.rules {
@@ -129,7 +147,15 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 			errs = cr.missing(res.matched, o, errs)
 			continue
 		}
-		value, err := printRaw(status[res.start:res.end], o.float64Numbers)
+		var (
+			value string
+			err   error
+		)
+		if raw := res.raw(status); raw != nil {
+			value, shared = shared[:len(raw)], shared[len(raw):]
+		} else {
+			value, err = printRaw(status[res.start:res.end], o.float64Numbers)
+		}
 		if err != nil {
 			errs = append(errs, cr.fail(err))
 			continue
@@ -288,4 +314,16 @@ func (cr *compiledRule) store(out map[string]string, value string, o extractOpti
 
 func (cr *compiledRule) fail(err error) error {
 	return &RuleError{AliasLabelName: cr.alias, JSONPath: cr.text, Err: err}
+}
+
+// raw returns the bytes of a found value that is a string without escapes,
+// which print as they are; nil for any other result.
+func (res *chainResult) raw(status []byte) []byte {
+	if !res.found || status[res.start] != '"' {
+		return nil
+	}
+	if inner := status[res.start+1 : res.end-1]; isPlainString(inner) {
+		return inner
+	}
+	return nil
 }
