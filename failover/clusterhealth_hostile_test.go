@@ -105,3 +105,31 @@ func TestHostileClusterHealthConfigValidation(t *testing.T) {
 		t.Fatalf("valid config refused: %v", errs)
 	}
 }
+
+// FuzzClusterHealthConfig: any durations are refused with a field error, or
+// give a tracker whose deadlines lie ahead of now and within the bound (a
+// huge period must not overflow into a deadline already past).
+func FuzzClusterHealthConfig(f *testing.F) {
+	f.Add(int64(0), int64(0), int64(0), int64(0))
+	f.Add(int64(math.MaxInt64), int64(-1), int64(math.MinInt64), int64(time.Hour))
+	f.Add(int64(failover.MaxClusterHealthPeriod), int64(1), int64(1), int64(failover.MaxClusterHealthPeriod))
+	f.Fuzz(func(t *testing.T, failure, success, monitor, startup int64) {
+		cfg := failover.ClusterHealthConfig{FailureThreshold: time.Duration(failure), SuccessThreshold: time.Duration(success),
+			MonitorGracePeriod: time.Duration(monitor), StartupGracePeriod: time.Duration(startup)}
+		errs := failover.ValidateClusterHealthConfig(cfg, field.NewPath("c"))
+		clk := clocktesting.NewFakePassiveClock(hostileT0)
+		tr, err := failover.NewClusterHealthTracker(clk, cfg)
+		if (len(errs) == 0) != (err == nil) {
+			t.Fatalf("Validate gave %v but the constructor %v", errs, err)
+		}
+		if err != nil {
+			return
+		}
+		tr.Register("m1", failover.ClusterSyncModePull)
+		// Without a grace period the cluster is Unknown at once and
+		// nothing is scheduled.
+		if next, ok := tr.NextCheck("m1"); ok && (next.Before(hostileT0) || next.After(hostileT0.Add(failover.MaxClusterHealthPeriod))) {
+			t.Fatalf("NextCheck %s out of [now, now+MaxClusterHealthPeriod]", next)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package failover_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -91,4 +92,33 @@ func TestHostileDetectApplicationFailureDistrustsRecords(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDetectorImport: any JSON list of records is refused, or imported with
+// every countdown started at a real time no later than now.
+func FuzzDetectorImport(f *testing.F) {
+	f.Add([]byte(`[{"binding":"a/b","clusterName":"m1","failingSince":"9999-01-01T00:00:00Z"}]`))
+	f.Add([]byte(`[{"binding":"a/b","clusterName":"m1","failingSince":"0001-01-01T00:00:00Z"},{"binding":"a/c","clusterName":"m2","settled":true}]`))
+	f.Add([]byte(`[{"binding":"","clusterName":"m1"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var recs []failover.DetectorRecord
+		if err := json.Unmarshal(data, &recs); err != nil {
+			return
+		}
+		det := mustOK(failover.NewDetector(clocktesting.NewFakePassiveClock(hostileT0), failover.DetectorConfig{}))
+		if err := det.Import(recs); err != nil {
+			if !errors.Is(err, failover.ErrInvalidDetectorRecord) {
+				t.Fatalf("Import error %v does not wrap ErrInvalidDetectorRecord", err)
+			}
+			if got := det.Export(); len(got) != 0 {
+				t.Fatalf("a refused import kept %v", got)
+			}
+			return
+		}
+		for _, r := range det.Export() {
+			if r.FailingSince != nil && (r.FailingSince.IsZero() || r.FailingSince.After(hostileT0)) {
+				t.Fatalf("imported countdown start %s is zero or after now %s", r.FailingSince, hostileT0)
+			}
+		}
+	})
 }
