@@ -35,7 +35,7 @@ func benchKeys(n int) []string {
 }
 
 func filledQueue(keys []string) (DeadlineQueue[string], []time.Time) {
-	q := NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clocktesting.NewFakeClock(t0)})
+	q := mustOK(NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clocktesting.NewFakeClock(t0)}))
 	r := rand.New(rand.NewPCG(7, 8))
 	ats := make([]time.Time, len(keys))
 	for i, k := range keys {
@@ -104,7 +104,7 @@ func BenchmarkDeadlineQueueMemory(b *testing.B) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	q := NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clocktesting.NewFakeClock(t0)})
+	q := mustOK(NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clocktesting.NewFakeClock(t0)}))
 	for i, k := range keys {
 		q.Add(k, deadlines[i])
 	}

@@ -1,12 +1,27 @@
 package eviction
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 )
+
+// MaxDeadlineQueueInitialCapacity bounds DeadlineQueueConfig.InitialCapacity:
+// 2^22 keys (a few hundred megabytes of heap and index up front) covers the
+// millions of pending keys the queue is built for (it grows past its
+// initial capacity anyway), and stays far below a size whose allocation
+// panics or kills the process with an out-of-memory error that no recover
+// catches.
+const MaxDeadlineQueueInitialCapacity = 1 << 22
+
+// ErrInvalidDeadlineQueueConfig is wrapped by NewDeadlineQueue for a
+// configuration ValidateDeadlineQueueConfig rejects.
+var ErrInvalidDeadlineQueueConfig = errors.New("invalid deadline queue configuration")
 
 // DeadlineQueue holds keys until their deadline and hands each out once,
 // earliest deadline first. Each key is pending at most once: adding it
@@ -78,12 +93,30 @@ type DeadlineQueueConfig struct {
 	// Metrics observes the queue; nil means no metrics.
 	Metrics DeadlineQueueMetrics
 	// InitialCapacity sizes the heap and index up front for callers that
-	// know their scale.
+	// know their scale; 0 lets them grow. At most
+	// MaxDeadlineQueueInitialCapacity.
 	InitialCapacity int
 }
 
-// NewDeadlineQueue returns an empty DeadlineQueue.
-func NewDeadlineQueue[K comparable](cfg DeadlineQueueConfig) DeadlineQueue[K] {
+// ValidateDeadlineQueueConfig checks cfg as NewDeadlineQueue does:
+// InitialCapacity is between 0 and MaxDeadlineQueueInitialCapacity.
+func ValidateDeadlineQueueConfig(cfg DeadlineQueueConfig, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if c := cfg.InitialCapacity; c < 0 || c > MaxDeadlineQueueInitialCapacity {
+		errs = append(errs, field.Invalid(fldPath.Child("initialCapacity"), c,
+			fmt.Sprintf("must be between 0 and %d", MaxDeadlineQueueInitialCapacity)))
+	}
+	return errs
+}
+
+// NewDeadlineQueue returns an empty DeadlineQueue. It refuses a cfg
+// ValidateDeadlineQueueConfig rejects with an error wrapping
+// ErrInvalidDeadlineQueueConfig, instead of trying an allocation that
+// could take the process down.
+func NewDeadlineQueue[K comparable](cfg DeadlineQueueConfig) (DeadlineQueue[K], error) {
+	if errs := ValidateDeadlineQueueConfig(cfg, field.NewPath("deadlineQueue")); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidDeadlineQueueConfig, errs.ToAggregate())
+	}
 	q := &deadlineQueue[K]{clock: cfg.Clock, metrics: cfg.Metrics}
 	if q.clock == nil {
 		q.clock = clock.RealClock{}
@@ -97,7 +130,7 @@ func NewDeadlineQueue[K comparable](cfg DeadlineQueueConfig) DeadlineQueue[K] {
 	} else {
 		q.index = make(map[K]*deadlineEntry[K])
 	}
-	return q
+	return q, nil
 }
 
 // deadlineEntry is one pending key and its position in the heap.

@@ -17,7 +17,7 @@ import (
 func newTestQueue(t *testing.T) (DeadlineQueue[string], *clocktesting.FakeClock) {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(t0)
-	return NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clk}), clk
+	return mustOK(NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clk})), clk
 }
 
 func mustDeadline(t *testing.T, q DeadlineQueue[string], key string, want time.Time) {
@@ -323,7 +323,7 @@ func TestDeadlineQueueConcurrent(t *testing.T) {
 
 func TestDeadlineQueueMillionPendingKeys(t *testing.T) {
 	const n = 1_000_000
-	q := NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clocktesting.NewFakeClock(t0)})
+	q := mustOK(NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clocktesting.NewFakeClock(t0)}))
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = "ns-" + strconv.Itoa(i%100) + "/workload-" + strconv.Itoa(i)
@@ -361,7 +361,7 @@ func (m *recordingQueueMetrics) Handed(late time.Duration) { m.handed = append(m
 func TestDeadlineQueueMetrics(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	m := &recordingQueueMetrics{}
-	q := NewDeadlineQueue[int](DeadlineQueueConfig{Clock: clk, Metrics: m, InitialCapacity: 4})
+	q := mustOK(NewDeadlineQueue[int](DeadlineQueueConfig{Clock: clk, Metrics: m, InitialCapacity: 4}))
 	q.Add(1, t0.Add(time.Second))
 	q.Add(2, t0.Add(time.Minute))
 	if m.depth != 2 {

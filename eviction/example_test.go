@@ -108,7 +108,11 @@ func ExampleDispatchBlocked() {
 
 func ExampleNewDeadlineQueue() {
 	clk := clocktesting.NewFakeClock(now)
-	q := eviction.NewDeadlineQueue[string](eviction.DeadlineQueueConfig{Clock: clk})
+	q, err := eviction.NewDeadlineQueue[string](eviction.DeadlineQueueConfig{Clock: clk})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	q.AddAfter("default/web", 10*time.Minute)
 	q.AddAfter("default/db", 2*time.Minute)
 	q.AddAfter("default/web", 30*time.Minute) // later: ignored

@@ -130,7 +130,7 @@ func BenchmarkComputeClusterTaints(b *testing.B) {
 // BenchmarkClusterHealthObserveProbe: one report on a tracked cluster.
 func BenchmarkClusterHealthObserveProbe(b *testing.B) {
 	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	tr.Register("m1", failover.ClusterSyncModePull)
 	probe := failover.ProbeResult{Reachable: true, Healthy: true}
 	b.ReportAllocs()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 )
 
@@ -33,6 +34,12 @@ const (
 	DefaultClusterStartupGracePeriod = 60 * time.Second
 )
 
+// MaxClusterHealthPeriod bounds every duration of a ClusterHealthConfig.
+// A day is far beyond any sensible debounce or grace period; the bound keeps
+// deadlines far from time arithmetic overflow, which would otherwise turn a
+// huge grace period into one already past.
+const MaxClusterHealthPeriod = 24 * time.Hour
+
 // ClusterSyncMode says who reports a cluster's health.
 type ClusterSyncMode string
 
@@ -49,10 +56,14 @@ var (
 	ErrClusterNotRegistered = errors.New("cluster not registered with the health tracker")
 	// ErrInvalidClusterHealthState: Import refused a state.
 	ErrInvalidClusterHealthState = errors.New("invalid cluster health state")
+	// ErrInvalidClusterHealthConfig: NewClusterHealthTracker refused its
+	// configuration.
+	ErrInvalidClusterHealthConfig = errors.New("invalid cluster health configuration")
 )
 
 // ClusterHealthConfig tunes a ClusterHealthTracker. Zero fields take the
-// Default… values; a negative threshold means "no debounce".
+// Default… values; a negative threshold means "no debounce" (and a negative
+// grace period none). ValidateClusterHealthConfig states the bounds.
 type ClusterHealthConfig struct {
 	// FailureThreshold is how long a Ready cluster must keep failing before
 	// it is reported not Ready.
@@ -82,6 +93,28 @@ func (c ClusterHealthConfig) withDefaults() ClusterHealthConfig {
 	def(&c.MonitorGracePeriod, DefaultClusterMonitorGracePeriod)
 	def(&c.StartupGracePeriod, DefaultClusterStartupGracePeriod)
 	return c
+}
+
+// ValidateClusterHealthConfig checks cfg as NewClusterHealthTracker does:
+// no duration may exceed MaxClusterHealthPeriod. Field paths are the Go
+// field names under fldPath.
+func ValidateClusterHealthConfig(cfg ClusterHealthConfig, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"failureThreshold", cfg.FailureThreshold},
+		{"successThreshold", cfg.SuccessThreshold},
+		{"monitorGracePeriod", cfg.MonitorGracePeriod},
+		{"startupGracePeriod", cfg.StartupGracePeriod},
+	} {
+		if d.v > MaxClusterHealthPeriod {
+			errs = append(errs, field.Invalid(fldPath.Child(d.name), d.v.String(),
+				fmt.Sprintf("must be at most %s", MaxClusterHealthPeriod)))
+		}
+	}
+	return errs
 }
 
 // ProbeResult is one health report about a cluster: a control-plane probe of
@@ -166,14 +199,30 @@ type ClusterHealthTracker interface {
 	Export(cluster string) (ClusterHealthState, bool)
 	// ExportAll returns a copy of every cluster's state.
 	ExportAll() map[string]ClusterHealthState
-	// Import replaces a cluster's state (registering it). A zero
-	// RegisteredAt is set to now.
+	// Import replaces a cluster's state (registering it). The state comes
+	// from an object anyone allowed to write it may have edited, so it is
+	// checked against the clock:
+	//   - a malformed state, or a LastHeard that is set but zero (it would
+	//     make the cluster Unknown at once), is rejected with an error
+	//     wrapping ErrInvalidClusterHealthState, and nothing changes;
+	//   - a time in the future (Pending.Since, LastHeard, RegisteredAt,
+	//     Ready.LastTransitionTime) is clamped to now. Clamping, not
+	//     rejecting, because a writer whose clock ran a little ahead is
+	//     normal; after the clamp a countdown restarts at most at the
+	//     restart, so an edited state delays a transition by one threshold
+	//     or grace period at most instead of for ever.
+	// A zero RegisteredAt is set to now.
 	Import(cluster string, state ClusterHealthState) error
 }
 
-// NewClusterHealthTracker returns a tracker reading "now" from clk.
-func NewClusterHealthTracker(clk clock.PassiveClock, cfg ClusterHealthConfig) ClusterHealthTracker {
-	return &clusterHealthTracker{clock: clk, cfg: cfg.withDefaults(), clusters: map[string]*ClusterHealthState{}}
+// NewClusterHealthTracker returns a tracker reading "now" from clk. It
+// refuses a cfg that ValidateClusterHealthConfig rejects with an error
+// wrapping ErrInvalidClusterHealthConfig.
+func NewClusterHealthTracker(clk clock.PassiveClock, cfg ClusterHealthConfig) (ClusterHealthTracker, error) {
+	if errs := ValidateClusterHealthConfig(cfg, field.NewPath("clusterHealth")); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidClusterHealthConfig, errs.ToAggregate())
+	}
+	return &clusterHealthTracker{clock: clk, cfg: cfg.withDefaults(), clusters: map[string]*ClusterHealthState{}}, nil
 }
 
 type clusterHealthTracker struct {
@@ -318,8 +367,19 @@ func (t *clusterHealthTracker) Import(cluster string, state ClusterHealthState) 
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := copyClusterHealthState(&state)
-	if s.RegisteredAt.IsZero() {
-		s.RegisteredAt = countdownStart(t.clock.Now())
+	now := t.clock.Now()
+	start := countdownStart(now)
+	if s.RegisteredAt.IsZero() || s.RegisteredAt.After(start.Time) {
+		s.RegisteredAt = start
+	}
+	if s.LastHeard != nil && s.LastHeard.After(start.Time) {
+		s.LastHeard = start.DeepCopy()
+	}
+	if s.Pending != nil && s.Pending.Since.After(start.Time) {
+		s.Pending.Since = start
+	}
+	if s.Ready != nil && s.Ready.LastTransitionTime.After(now) {
+		s.Ready.LastTransitionTime = metav1.NewTime(now.Truncate(time.Second))
 	}
 	t.clusters[cluster] = &s
 	return nil
@@ -409,6 +469,9 @@ func checkClusterHealthState(s ClusterHealthState) error {
 		if r.LastTransitionTime.IsZero() {
 			return fmt.Errorf("%w: ready.lastTransitionTime is required", ErrInvalidClusterHealthState)
 		}
+	}
+	if s.LastHeard != nil && s.LastHeard.IsZero() {
+		return fmt.Errorf("%w: lastHeard is zero: omit it if the cluster was never heard from", ErrInvalidClusterHealthState)
 	}
 	if p := s.Pending; p != nil {
 		if !validConditionStatus(p.Status) {

@@ -35,7 +35,7 @@ type healthStep struct {
 func runHealthScenario(t *testing.T, mode failover.ClusterSyncMode, steps []healthStep) {
 	t.Helper()
 	clk := clocktesting.NewFakePassiveClock(healthT0)
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	tr.Register("m1", mode)
 	for i, s := range steps {
 		clk.SetTime(healthT0.Add(s.at))
@@ -166,7 +166,7 @@ func TestClusterHealthTrackerRestartContinuesTheDebounce(t *testing.T) {
 	for _, viaJSON := range []bool{false, true} {
 		t.Run(fmt.Sprintf("json=%v", viaJSON), func(t *testing.T) {
 			clk := clocktesting.NewFakePassiveClock(healthT0)
-			before := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+			before := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 			before.Register("m1", failover.ClusterSyncModePull)
 			mustProbe(t, before, "m1", probeOK)
 			clk.SetTime(healthT0.Add(10 * time.Second))
@@ -184,7 +184,7 @@ func TestClusterHealthTrackerRestartContinuesTheDebounce(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			after := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+			after := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 			for name, st := range states {
 				if err := after.Import(name, st); err != nil {
 					t.Fatal(err)
@@ -209,7 +209,7 @@ func TestClusterHealthTrackerFirstProbeAfterRestartCannotFlip(t *testing.T) {
 	// Karmada #7408: a restarted controller applied the first probe at once.
 	clk := clocktesting.NewFakePassiveClock(healthT0)
 	persisted := metav1.Condition{Type: failover.ConditionTypeReady, Status: metav1.ConditionTrue, Reason: failover.ReasonClusterReady, LastTransitionTime: metav1.NewTime(healthT0.Add(-time.Hour))}
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	if err := tr.Import("m1", failover.ClusterHealthState{SyncMode: failover.ClusterSyncModePush, Ready: &persisted}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestClusterHealthTrackerFirstProbeAfterRestartCannotFlip(t *testing.T) {
 		t.Fatalf("first probe after a restart flipped the cluster: %+v", c)
 	}
 	// Without the import it would have: the control case.
-	fresh := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	fresh := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	fresh.Register("m1", failover.ClusterSyncModePush)
 	if c := mustProbe(t, fresh, "m1", probeUnreachable); c.Status != metav1.ConditionFalse {
 		t.Fatalf("a never-seen cluster takes its first report as is, got %+v", c)
@@ -226,12 +226,12 @@ func TestClusterHealthTrackerFirstProbeAfterRestartCannotFlip(t *testing.T) {
 
 func TestClusterHealthTrackerRestartContinuesSilenceCountdown(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(healthT0)
-	before := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	before := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	before.Register("m1", failover.ClusterSyncModePull)
 	mustProbe(t, before, "m1", probeOK)
 	clk.SetTime(healthT0.Add(30 * time.Second))
 	st, _ := before.Export("m1")
-	after := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	after := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	if err := after.Import("m1", st); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestClusterHealthTrackerRestartContinuesSilenceCountdown(t *testing.T) {
 
 func TestClusterHealthTrackerNextCheck(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(healthT0)
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{FailureThreshold: 5 * time.Second, MonitorGracePeriod: 20 * time.Second})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{FailureThreshold: 5 * time.Second, MonitorGracePeriod: 20 * time.Second}))
 	tr.Register("pull", failover.ClusterSyncModePull)
 	tr.Register("push", failover.ClusterSyncModePush)
 	if next, ok := tr.NextCheck("pull"); !ok || !next.Equal(healthT0.Add(failover.DefaultClusterStartupGracePeriod)) {
@@ -269,7 +269,7 @@ func TestClusterHealthTrackerNextCheck(t *testing.T) {
 
 func TestClusterHealthTrackerErrors(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(healthT0)
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	if _, err := tr.ObserveProbe("ghost", probeOK); !errors.Is(err, failover.ErrClusterNotRegistered) {
 		t.Fatalf("probe of an unregistered cluster: %v", err)
 	}
@@ -297,7 +297,7 @@ func TestClusterHealthTrackerErrors(t *testing.T) {
 
 func TestClusterHealthTrackerForgetAndExportIsACopy(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(healthT0)
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	tr.Register("m1", failover.ClusterSyncModePush)
 	mustProbe(t, tr, "m1", probeOK)
 	st, _ := tr.Export("m1")
@@ -313,7 +313,7 @@ func TestClusterHealthTrackerForgetAndExportIsACopy(t *testing.T) {
 
 func TestClusterHealthTrackerConcurrentUse(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(healthT0)
-	tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
 		name := fmt.Sprintf("m%d", w)
@@ -348,7 +348,7 @@ func mustProbe(t *testing.T, tr failover.ClusterHealthTracker, cluster string, r
 func TestClusterHealthTrackerSubSecondTimesSurviveJSON(t *testing.T) {
 	half := 500 * time.Millisecond
 	clk := clocktesting.NewFakePassiveClock(healthT0.Add(half))
-	before := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	before := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	before.Register("m1", failover.ClusterSyncModePush)
 	c := mustProbe(t, before, "m1", probeOK)
 	if !c.LastTransitionTime.Time.Equal(healthT0) {
@@ -369,7 +369,7 @@ func TestClusterHealthTrackerSubSecondTimesSurviveJSON(t *testing.T) {
 	if string(again) != string(raw) {
 		t.Fatalf("JSON round trip changed the state:\n%s\n%s", raw, again)
 	}
-	after := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	after := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	if err := after.Import("m1", restored); err != nil {
 		t.Fatal(err)
 	}

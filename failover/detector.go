@@ -9,6 +9,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -20,6 +21,14 @@ import (
 // Detector.Detect for a policy or input they cannot decide on; the message
 // names the field.
 var ErrInvalidDetectorInput = errors.New("invalid application failover input")
+
+// ErrInvalidDetectorRecord is wrapped by Detector.Import for a record it
+// refuses; ErrInvalidDetectorConfig by NewDetector for a configuration
+// ValidateDetectorConfig rejects.
+var (
+	ErrInvalidDetectorRecord = errors.New("invalid application failover record")
+	ErrInvalidDetectorConfig = errors.New("invalid application failover detector configuration")
+)
 
 // ObservedHealth is the health of a binding's workload on one cluster, as
 // the binding's aggregated status carries it: a health.Status plus what the
@@ -76,7 +85,10 @@ type DetectorInput struct {
 	// entry is Unknown; for a cluster listed twice the first entry counts.
 	Health []ObservedHealth
 	// Records are the records returned by the previous decision for this
-	// binding (nil the first time).
+	// binding (nil the first time). They are usually read back from an
+	// object others can edit, so a FailingSince in the future or zero is
+	// taken as now: the countdown runs one full toleration from this
+	// decision instead of never ending or ending at once.
 	Records []WorkloadHealthRecord
 }
 
@@ -288,6 +300,7 @@ func DetectApplicationFailure(in DetectorInput, now time.Time, cfg DetectorConfi
 			continue
 		}
 		rec := findRecord(in.Records, cluster)
+		rec.FailingSince = plausibleFailingSince(rec.FailingSince, now)
 		wh, found := findHealth(in.Health, cluster)
 		status := wh.Status
 		if !found || !status.IsValid() {
@@ -448,13 +461,34 @@ type Detector interface {
 	// Export returns every record, sorted by binding and then cluster.
 	Export() []DetectorRecord
 	// Import replaces the records of every binding present in records;
-	// the records of other bindings stay.
-	Import(records []DetectorRecord)
+	// the records of other bindings stay. Records come from objects anyone
+	// allowed to write them may have edited, so:
+	//   - a record without a binding or cluster name, or with a FailingSince
+	//     that is set but zero (it would evict at the first look), is
+	//     rejected: Import returns an error wrapping ErrInvalidDetectorRecord
+	//     and imports nothing;
+	//   - a FailingSince in the future is clamped to now, so the countdown
+	//     runs one full toleration from the restart instead of never ending.
+	//     Clamping, not rejecting, because a writer whose clock ran a little
+	//     ahead is normal and its countdown is still worth keeping.
+	Import(records []DetectorRecord) error
 }
 
-// NewDetector returns a Detector that reads the time from clk.
-func NewDetector(clk clock.PassiveClock, cfg DetectorConfig) Detector {
-	return &detector{clock: clk, cfg: cfg, records: map[string][]WorkloadHealthRecord{}}
+// ValidateDetectorConfig checks cfg as NewDetector does. Every
+// DetectorConfig is valid today; the function exists so callers validate
+// each configuration the same way, and so a future field gets its check.
+func ValidateDetectorConfig(cfg DetectorConfig, fldPath *field.Path) field.ErrorList {
+	return nil
+}
+
+// NewDetector returns a Detector that reads the time from clk. It refuses a
+// cfg ValidateDetectorConfig rejects with an error wrapping
+// ErrInvalidDetectorConfig.
+func NewDetector(clk clock.PassiveClock, cfg DetectorConfig) (Detector, error) {
+	if errs := ValidateDetectorConfig(cfg, field.NewPath("detector")); len(errs) > 0 {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidDetectorConfig, errs.ToAggregate())
+	}
+	return &detector{clock: clk, cfg: cfg, records: map[string][]WorkloadHealthRecord{}}, nil
 }
 
 type detector struct {
@@ -509,16 +543,36 @@ func (d *detector) Export() []DetectorRecord {
 	return out
 }
 
-func (d *detector) Import(records []DetectorRecord) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+// plausibleFailingSince returns since, or now (at second precision, as a
+// record stores it) when since is zero or in the future.
+func plausibleFailingSince(since *metav1.Time, now time.Time) *metav1.Time {
+	if since == nil || (!since.IsZero() && !since.After(now)) {
+		return since
+	}
+	clamped := metav1.NewTime(now).Rfc3339Copy()
+	return &clamped
+}
+
+func (d *detector) Import(records []DetectorRecord) error {
+	now := d.clock.Now()
 	imported := map[string][]WorkloadHealthRecord{}
-	for _, r := range records {
+	for i, r := range records {
+		switch {
+		case r.Binding == "":
+			return fmt.Errorf("%w: records[%d].binding is required", ErrInvalidDetectorRecord, i)
+		case r.ClusterName == "":
+			return fmt.Errorf("%w: records[%d].clusterName is required", ErrInvalidDetectorRecord, i)
+		case r.FailingSince != nil && r.FailingSince.IsZero():
+			return fmt.Errorf("%w: records[%d].failingSince is zero: omit it when no countdown runs", ErrInvalidDetectorRecord, i)
+		}
 		rec := r.WorkloadHealthRecord
-		rec.FailingSince = rec.FailingSince.DeepCopy()
+		rec.FailingSince = plausibleFailingSince(rec.FailingSince.DeepCopy(), now)
 		imported[r.Binding] = append(imported[r.Binding], rec)
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for binding, recs := range imported {
 		d.records[binding] = recs
 	}
+	return nil
 }

@@ -462,7 +462,7 @@ func TestDetectorRestartContinuesCountdown(t *testing.T) {
 		{ClusterName: "member1", Status: health.Unhealthy},
 		{ClusterName: "member2", Status: health.Healthy},
 	}
-	before := failover.NewDetector(clk, failover.DetectorConfig{})
+	before := mustOK(failover.NewDetector(clk, failover.DetectorConfig{}))
 	if _, err := before.Detect("shop/web", policy, clusters, wh); err != nil {
 		t.Fatal(err)
 	}
@@ -480,8 +480,10 @@ func TestDetectorRestartContinuesCountdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.SetTime(detAt(50))
-	after := failover.NewDetector(clk, failover.DetectorConfig{})
-	after.Import(restored)
+	after := mustOK(failover.NewDetector(clk, failover.DetectorConfig{}))
+	if err := after.Import(restored); err != nil {
+		t.Fatal(err)
+	}
 	if diff := cmp.Diff(before.Export(), after.Export()); diff != "" {
 		t.Fatalf("records changed through export and import (-before +after):\n%s", diff)
 	}
@@ -559,14 +561,14 @@ func TestDetectorKeepsARefusedEviction(t *testing.T) {
 
 func TestDetectorImportForgetAndErrors(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(detT0)
-	det := failover.NewDetector(clk, failover.DetectorConfig{})
+	det := mustOK(failover.NewDetector(clk, failover.DetectorConfig{}))
 	since := metav1.NewTime(detT0)
-	det.Import([]failover.DetectorRecord{
+	_ = det.Import([]failover.DetectorRecord{
 		{Binding: "a", WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m1", FailingSince: &since}},
 		{Binding: "b", WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m1", Settled: true}},
 	})
 	// A second import replaces binding a only.
-	det.Import([]failover.DetectorRecord{
+	_ = det.Import([]failover.DetectorRecord{
 		{Binding: "a", WorkloadHealthRecord: failover.WorkloadHealthRecord{ClusterName: "m2", Settled: true}},
 	})
 	want := []failover.DetectorRecord{

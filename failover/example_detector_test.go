@@ -19,7 +19,11 @@ import (
 func ExampleDetector() {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakePassiveClock(start)
-	detector := failover.NewDetector(clk, failover.DetectorConfig{})
+	detector, err := failover.NewDetector(clk, failover.DetectorConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	policy := &failover.ApplicationFailoverBehavior{
 		DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr.To[int32](120)},

@@ -77,7 +77,11 @@ func ExampleEvaluateTolerations() {
 func ExampleNewClusterHealthTracker() {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clk := clocktesting.NewFakePassiveClock(start)
-	tracker := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tracker, err := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	tracker.Register("pull-1", failover.ClusterSyncModePull)
 	tracker.Register("push-1", failover.ClusterSyncModePush)
 	healthy := failover.ProbeResult{Reachable: true, Healthy: true}

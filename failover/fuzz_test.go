@@ -200,15 +200,27 @@ func FuzzClusterHealthImport(f *testing.F) {
 	f.Add([]byte(`{"syncMode":"Pull","ready":{"type":"Ready","status":"True","reason":"ClusterReady","message":"","lastTransitionTime":"2026-03-01T11:00:00Z"},"lastHeard":"2026-03-01T11:59:50Z","registeredAt":"2026-03-01T10:00:00Z"}`))
 	f.Add([]byte(`{"syncMode":"Push","ready":{"type":"Ready","status":"False","reason":"ClusterNotReachable","lastTransitionTime":"2026-03-01T11:00:00Z"},"pending":{"status":"True","reason":"ClusterReady","since":"2026-03-01T11:59:00Z"}}`))
 	f.Add([]byte(`{"syncMode":"Pull","pending":{"status":"False"}}`))
+	f.Add([]byte(`{"syncMode":"Pull","ready":{"type":"Ready","status":"True","reason":"ClusterReady","lastTransitionTime":"9999-01-01T00:00:00Z"},"pending":{"status":"False","reason":"ClusterNotReachable","since":"9999-01-01T00:00:00Z"},"lastHeard":"9999-01-01T00:00:00Z","registeredAt":"9999-01-01T00:00:00Z"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var st failover.ClusterHealthState
 		if err := json.Unmarshal(data, &st); err != nil {
 			return
 		}
 		clk := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-		tr := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+		tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 		if err := tr.Import("m1", st); err != nil {
 			return
+		}
+		// Restored state is never trusted beyond now: no imported time is
+		// in the future, and the next change is at most one period away.
+		got, _ := tr.Export("m1")
+		now := clk.Now()
+		if got.RegisteredAt.After(now) || (got.LastHeard != nil && (got.LastHeard.After(now) || got.LastHeard.IsZero())) ||
+			(got.Pending != nil && got.Pending.Since.After(now)) || (got.Ready != nil && got.Ready.LastTransitionTime.After(now)) {
+			t.Fatalf("imported state reaches past now: %+v", got)
+		}
+		if next, ok := tr.NextCheck("m1"); ok && next.After(now.Add(failover.DefaultClusterStartupGracePeriod)) {
+			t.Fatalf("NextCheck %s is more than one period after the restart", next)
 		}
 		tr.Ready("m1")
 		tr.NextCheck("m1")

@@ -22,7 +22,14 @@
 //   - ValidateStatePreservation and Compile accept exactly the same rules:
 //     every alias is a label key used once, every template has at least one
 //     {...} action, parses, and uses no {range}/{end} (a parsed range
-//     template keeps state between executions) nor unknown identifiers.
+//     template keeps state between executions) nor unknown identifiers,
+//     and every template stays within the bounds that keep its cost
+//     polynomial of low degree (MaxRules, MaxJSONPathLength,
+//     MaxRecursiveDescents, MaxFilters, MaxUnionBranches).
+//   - An extraction stays within its Budget (status size, and an upper
+//     bound of JSONPath's work computed before it runs) or fails with
+//     ErrBudgetExceeded naming the rule: rules and status written by
+//     someone else cannot hang the controller or exhaust its memory.
 //   - Compiled *Rules are immutable and safe for concurrent use. Templates
 //     that jsonpath evaluates get a private parsed copy per concurrent
 //     evaluation from a pool.

@@ -28,6 +28,10 @@ var (
 	// against this status for a reason other than a missing field, such as
 	// a filter comparing a number with a string.
 	ErrEvaluation = errors.New("template cannot be evaluated against status")
+	// ErrBudgetExceeded: the status or a rule's evaluation would exceed the
+	// extraction's Budget. Wrapped in a *RuleError when one rule is to
+	// blame.
+	ErrBudgetExceeded = errors.New("state extraction budget exceeded")
 	// ErrInvalidObject: the object to inject into has malformed metadata.
 	ErrInvalidObject = errors.New("object cannot carry labels")
 )
@@ -55,7 +59,8 @@ func (e *InvalidRulesError) Unwrap() []error {
 }
 
 // RuleError says which rule failed during extraction. Err wraps
-// ErrFieldNotFound, ErrInvalidLabelValue or ErrEvaluation.
+// ErrFieldNotFound, ErrInvalidLabelValue, ErrEvaluation or
+// ErrBudgetExceeded.
 type RuleError struct {
 	AliasLabelName string
 	JSONPath       string

@@ -11,7 +11,8 @@ import (
 // ExtractOption changes how extraction treats a missing field or a value
 // that cannot be a label value. Without options both are errors.
 type ExtractOption struct {
-	flags extractFlags
+	flags  extractFlags
+	budget Budget
 }
 
 type extractFlags uint8
@@ -42,17 +43,26 @@ type extractOptions struct {
 	allowMissing   bool
 	encode         bool
 	float64Numbers bool
+	budget         Budget
 }
 
 func buildOptions(opts []ExtractOption) extractOptions {
 	var flags extractFlags
+	var budget Budget
 	for _, opt := range opts {
 		flags |= opt.flags
+		if opt.budget.MaxStatusBytes > 0 {
+			budget.MaxStatusBytes = opt.budget.MaxStatusBytes
+		}
+		if opt.budget.MaxWork > 0 {
+			budget.MaxWork = opt.budget.MaxWork
+		}
 	}
 	return extractOptions{
 		allowMissing:   flags&flagAllowMissing != 0,
 		encode:         flags&flagEncode != 0,
 		float64Numbers: flags&flagFloat64Numbers != 0,
+		budget:         budget.withDefaults(),
 	}
 }
 
@@ -76,13 +86,19 @@ const smallRuleCount = 8
 //
 // The result maps each rule's aliasLabelName to its value. On failure the
 // result is nil and the error joins one *RuleError per failing rule (or is
-// a single ErrInvalidStatus error). Rules without any rule return nil, nil
+// a single ErrInvalidStatus or ErrBudgetExceeded error). The extraction
+// stays within a Budget (WithBudget; the defaults otherwise): a longer
+// status, or a rule whose work could exceed what is left of the budget,
+// fails with ErrBudgetExceeded. Rules without any rule return nil, nil
 // without looking at status.
 func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[string]string, error) {
 	if r.Len() == 0 {
 		return nil, nil
 	}
 	o := buildOptions(opts)
+	if len(status) > o.budget.MaxStatusBytes {
+		return nil, fmt.Errorf("%w: status is %d bytes, more than the budget's MaxStatusBytes (%d)", ErrBudgetExceeded, len(status), o.budget.MaxStatusBytes)
+	}
 	if !r.allChains {
 		var decoded map[string]any
 		if len(status) > 0 {
@@ -104,6 +120,24 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 	if err := sc.scanStatus(r.root); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidStatus, err)
 	}
+	// Values that are plain strings (the common case: ids, states, paths)
+	// are copied into one string and sliced from it: one allocation for
+	// all of them instead of one each.
+	total := 0
+	for i := range results {
+		if raw := results[i].raw(status); raw != nil {
+			total += len(raw)
+		}
+	}
+	var shared string
+	if total > 0 {
+		var b strings.Builder
+		b.Grow(total)
+		for i := range results {
+			b.Write(results[i].raw(status))
+		}
+		shared = b.String()
+	}
 	out := make(map[string]string, len(r.rules))
 	var errs []error
 	for i := range r.rules {
@@ -113,7 +147,15 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 			errs = cr.missing(res.matched, o, errs)
 			continue
 		}
-		value, err := printRaw(status[res.start:res.end], o.float64Numbers)
+		var (
+			value string
+			err   error
+		)
+		if raw := res.raw(status); raw != nil {
+			value, shared = shared[:len(raw)], shared[len(raw):]
+		} else {
+			value, err = printRaw(status[res.start:res.end], o.float64Numbers)
+		}
 		if err != nil {
 			errs = append(errs, cr.fail(err))
 			continue
@@ -162,6 +204,30 @@ func (r *Rules) ExtractFromObject(obj *unstructured.Unstructured, opts ...Extrac
 func (r *Rules) extractDecoded(status map[string]any, o extractOptions) (map[string]string, error) {
 	out := make(map[string]string, len(r.rules))
 	var errs []error
+	left := float64(o.budget.MaxWork)
+	var (
+		size     statusSize
+		measured bool
+		sizeOK   bool
+	)
+	// execute runs jsonpath on a rule once the bound of its work fits
+	// what is left of the budget.
+	execute := func(cr *compiledRule) (string, error) {
+		if !measured {
+			size, sizeOK = measureStatus(status, o.budget.MaxWork)
+			measured = true
+		}
+		if !sizeOK {
+			return "", fmt.Errorf("%w: the status is larger or deeper than a budget of %d work units allows", ErrBudgetExceeded, o.budget.MaxWork)
+		}
+		work := templateWork(cr.root, size)
+		if work > left {
+			return "", fmt.Errorf("%w: evaluating may take up to %.3g work units on a status of %.0f units nested %.0f deep; %.0f of the budget's %d are left",
+				ErrBudgetExceeded, work, size.units, size.depth, left, o.budget.MaxWork)
+		}
+		left -= work
+		return cr.executeTemplate(status)
+	}
 	for i := range r.rules {
 		cr := &r.rules[i]
 		var (
@@ -179,10 +245,10 @@ func (r *Rules) extractDecoded(status map[string]any, o extractOptions) (map[str
 				value, printed, err = printValue(v)
 			}
 			if !printed { // a type JSON decoding never produces: ask jsonpath
-				value, err = cr.executeTemplate(status)
+				value, err = execute(cr)
 			}
 		} else {
-			value, err = cr.executeTemplate(status)
+			value, err = execute(cr)
 		}
 		if err != nil {
 			if o.allowMissing && errors.Is(err, ErrFieldNotFound) {
@@ -248,4 +314,16 @@ func (cr *compiledRule) store(out map[string]string, value string, o extractOpti
 
 func (cr *compiledRule) fail(err error) error {
 	return &RuleError{AliasLabelName: cr.alias, JSONPath: cr.text, Err: err}
+}
+
+// raw returns the bytes of a found value that is a string without escapes,
+// which print as they are; nil for any other result.
+func (res *chainResult) raw(status []byte) []byte {
+	if !res.found || status[res.start] != '"' {
+		return nil
+	}
+	if inner := status[res.start+1 : res.end-1]; isPlainString(inner) {
+		return inner
+	}
+	return nil
 }

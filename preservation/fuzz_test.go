@@ -17,7 +17,7 @@ func checkExtraction(t *testing.T, rules []StatePreservationRule, got map[string
 		if got != nil {
 			t.Fatalf("error %v came with a result %v", err, got)
 		}
-		if kind := errorKind(err); kind != "invalid-status" && kind != "not-found" && kind != "invalid-label-value" && kind != "evaluation" {
+		if kind := errorKind(err); kind != "invalid-status" && kind != "not-found" && kind != "invalid-label-value" && kind != "evaluation" && kind != "budget" {
 			t.Fatalf("error wraps no sentinel: %v", err)
 		}
 		return

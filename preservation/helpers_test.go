@@ -55,6 +55,8 @@ func errorKind(err error) string {
 		return "invalid-label-value"
 	case errors.Is(err, ErrEvaluation):
 		return "evaluation"
+	case errors.Is(err, ErrBudgetExceeded):
+		return "budget"
 	default:
 		return "other: " + err.Error()
 	}

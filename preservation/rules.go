@@ -25,6 +25,8 @@ type compiledRule struct {
 	text  string
 	// chain is set for plain field chains ("{.a.b}").
 	chain []string
+	// root is the parsed template, read to bound an evaluation's work.
+	root *jsonpath.ListNode
 	// parsed hands out one jsonpath.JSONPath per concurrent evaluation:
 	// client-go does not promise that a JSONPath is safe for concurrent use.
 	// Plain chains use it only on values of types JSON never decodes to.
@@ -57,7 +59,7 @@ func Compile(rules []StatePreservationRule) (*Rules, error) {
 		allChains: true,
 	}
 	for i, rule := range rules {
-		cr := compiledRule{alias: rule.AliasLabelName, text: rule.JSONPath, chain: templates[i].chain}
+		cr := compiledRule{alias: rule.AliasLabelName, text: rule.JSONPath, chain: templates[i].chain, root: templates[i].root}
 		text := rule.JSONPath
 		cr.parsed = &sync.Pool{New: func() any {
 			jp := jsonpath.New("rule")

@@ -14,12 +14,16 @@ import (
 // evaluated by the package's own walkers instead of client-go jsonpath.
 type template struct {
 	chain []string
+	// root is the parsed template, read (never executed) to bound the
+	// work of an evaluation.
+	root *jsonpath.ListNode
 }
 
 // Reasons a template is refused; they are the detail of a field.Invalid.
 var (
 	errTemplateEmpty    = errors.New("a JSONPath template such as \"{ .jobStatus.jobId }\" is required")
 	errTemplateNoAction = errors.New("template has no {...} action: without braces JSONPath prints the text literally; write it as \"{ .field }\"")
+	errTemplateTooLong  = fmt.Errorf("template is longer than %d bytes", MaxJSONPathLength)
 	errTemplateRange    = errors.New("{range} and {end} are not supported: a parsed range template cannot be executed twice nor shared between goroutines")
 )
 
@@ -28,6 +32,9 @@ var (
 func parseTemplate(text string) (tmpl template, err error) {
 	if strings.TrimSpace(text) == "" {
 		return template{}, errTemplateEmpty
+	}
+	if len(text) > MaxJSONPathLength {
+		return template{}, errTemplateTooLong
 	}
 	// jsonpath is a third-party parser fed with user input: a panic in it
 	// must become a refused template, never a crashed webhook.
@@ -41,53 +48,21 @@ func parseTemplate(text string) (tmpl template, err error) {
 		return template{}, fmt.Errorf("template cannot be parsed: %w", err)
 	}
 	actions := 0
+	var shape templateShape
 	for _, node := range parser.Root.Nodes {
 		list, ok := node.(*jsonpath.ListNode)
 		if !ok {
 			continue // literal text between actions
 		}
 		actions++
-		if err := checkNodes(list.Nodes); err != nil {
+		if err := shape.check(list.Nodes, false); err != nil {
 			return template{}, err
 		}
 	}
 	if actions == 0 {
 		return template{}, errTemplateNoAction
 	}
-	return template{chain: fieldChain(parser.Root)}, nil
-}
-
-// checkNodes refuses identifiers anywhere in a parsed action: range and end
-// make a parsed template stateful, and any other identifier can only fail at
-// evaluation time.
-func checkNodes(nodes []jsonpath.Node) error {
-	for _, node := range nodes {
-		switch n := node.(type) {
-		case *jsonpath.IdentifierNode:
-			if n.Name == "range" || n.Name == "end" {
-				return errTemplateRange
-			}
-			return fmt.Errorf("unknown identifier %q: only fields, indexes, filters, wildcards and unions are supported", n.Name)
-		case *jsonpath.ListNode:
-			if err := checkNodes(n.Nodes); err != nil {
-				return err
-			}
-		case *jsonpath.UnionNode:
-			for _, list := range n.Nodes {
-				if err := checkNodes(list.Nodes); err != nil {
-					return err
-				}
-			}
-		case *jsonpath.FilterNode:
-			if err := checkNodes(n.Left.Nodes); err != nil {
-				return err
-			}
-			if err := checkNodes(n.Right.Nodes); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return template{chain: fieldChain(parser.Root), root: parser.Root}, nil
 }
 
 // fieldChain returns the field names of a template made of exactly one
@@ -116,6 +91,9 @@ func fieldChain(root *jsonpath.ListNode) []string {
 func templateError(path *field.Path, text string, err error) *field.Error {
 	if errors.Is(err, errTemplateEmpty) {
 		return field.Required(path, err.Error())
+	}
+	if errors.Is(err, errTemplateTooLong) {
+		return field.TooLong(path, "", MaxJSONPathLength)
 	}
 	return field.Invalid(path, text, err.Error())
 }

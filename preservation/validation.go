@@ -22,6 +22,10 @@ func ValidateStatePreservation(sp *StatePreservation, fldPath *field.Path) field
 // parsed templates, which are meaningful only when there are no errors.
 func validateRules(rules []StatePreservationRule, rulesPath *field.Path) (field.ErrorList, []template) {
 	var allErrs field.ErrorList
+	if len(rules) > MaxRules {
+		// Nothing more is looked at: the work must not grow with the input.
+		return append(allErrs, field.TooMany(rulesPath, len(rules), MaxRules)), nil
+	}
 	templates := make([]template, len(rules))
 	seen := sets.New[string]()
 	for i := range rules {

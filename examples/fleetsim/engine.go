@@ -87,7 +87,7 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	}
 	e.steps = int(sc.Duration.D() / sc.Step.D())
 	e.pacerStale = true
-	e.taintQueue = eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock})
+	e.taintQueue = must(eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock}))
 	e.lib = newLibrary(e)
 	if opts.Library != nil {
 		opts.Library(&e.lib)

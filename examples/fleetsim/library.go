@@ -35,7 +35,7 @@ func newLibrary(e *Engine) Library {
 			return diff.Result, diff.NextCheck
 		},
 		Planner:     planner.Plan,
-		AppDetector: &detectorAdapter{d: failover.NewDetector(e.clock, failover.DetectorConfig{})},
+		AppDetector: &detectorAdapter{d: must(failover.NewDetector(e.clock, failover.DetectorConfig{}))},
 		Pacer: &pacerAdapter{p: eviction.NewPacer(eviction.PacerConfig{
 			Clock:   e.clock,
 			Rate:    st.EvictionsPerSecond,
@@ -52,6 +52,15 @@ func newLibrary(e *Engine) Library {
 	}
 }
 
+// must unwraps a constructor given a constant configuration, which it
+// cannot refuse.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // healthAdapter feeds probes and leases to failover's ClusterHealthTracker.
 type healthAdapter struct {
 	e *Engine
@@ -60,7 +69,7 @@ type healthAdapter struct {
 
 func newHealthAdapter(e *Engine) *healthAdapter {
 	st := e.sc.Settings
-	t := failover.NewClusterHealthTracker(e.clock, failover.ClusterHealthConfig{
+	t, _ := failover.NewClusterHealthTracker(e.clock, failover.ClusterHealthConfig{ // validateScenario checked it
 		FailureThreshold:   st.FailureThreshold.D(),
 		SuccessThreshold:   st.SuccessThreshold.D(),
 		MonitorGracePeriod: st.MonitorGracePeriod.D(),
@@ -187,7 +196,7 @@ func (a *detectorAdapter) Restore(binding string, records []failover.WorkloadHea
 	for i, r := range records {
 		out[i] = failover.DetectorRecord{Binding: binding, WorkloadHealthRecord: r}
 	}
-	a.d.Import(out)
+	_ = a.d.Import(out) // the simulator's own records: never refused
 }
 
 func (a *detectorAdapter) Export() ([]byte, error) { return json.Marshal(a.d.Export()) }
@@ -197,6 +206,5 @@ func (a *detectorAdapter) Import(data []byte) error {
 	if err := json.Unmarshal(data, &recs); err != nil {
 		return err
 	}
-	a.d.Import(recs)
-	return nil
+	return a.d.Import(recs)
 }

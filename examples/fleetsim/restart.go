@@ -35,7 +35,7 @@ func (e *Engine) restart() {
 	// The taint manager's queue lives in memory: a restarted controller
 	// lists every cluster and plans the tainted ones again at once.
 	e.taintQueue.ShutDown()
-	e.taintQueue = eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock})
+	e.taintQueue = must(eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock}))
 	for _, c := range e.clusters {
 		if hasNoExecute(c.taints) {
 			e.taintQueue.Add(c.idx, e.Now())

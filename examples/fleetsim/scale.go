@@ -184,7 +184,7 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 	res := ScaleResult{Clusters: cfg.Clusters, Workloads: cfg.Workloads, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	res.Placements = len(f.members)
 	clk := clocktesting.NewFakeClock(simEpoch)
-	tracker := failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})
+	tracker := must(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
 	for _, n := range f.names {
 		tracker.Register(n, failover.ClusterSyncModePush)
 	}

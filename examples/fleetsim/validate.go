@@ -93,6 +93,9 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add("settings.clusterPurgeMode", "%v", err)
 		}
 	}
+	for _, fe := range failover.ValidateClusterHealthConfig(failover.ClusterHealthConfig{FailureThreshold: st.FailureThreshold.D(), SuccessThreshold: st.SuccessThreshold.D(), MonitorGracePeriod: st.MonitorGracePeriod.D(), StartupGracePeriod: st.StartupGracePeriod.D()}, field.NewPath("settings")) {
+		c.add(fe.Field, "%s", fe.ErrorBody())
+	}
 	switch eps := st.EvictionsPerSecond; {
 	case math.IsNaN(eps) || math.IsInf(eps, 0):
 		c.add("settings.evictionsPerSecond", "must be a number, got %v", eps)

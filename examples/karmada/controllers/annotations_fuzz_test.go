@@ -43,7 +43,7 @@ func FuzzPersistedStateAnnotations(f *testing.F) {
 		}
 
 		clk := clocktesting.NewFakeClock(now)
-		c := &ClusterHealthController{Clock: clk, Tracker: failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{})}
+		c := &ClusterHealthController{Clock: clk, Tracker: mustTracker(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))}
 		cluster := &clusterv1alpha1.Cluster{}
 		cluster.Name = "m1"
 		cluster.Spec.SyncMode = clusterv1alpha1.Pull
@@ -57,4 +57,13 @@ func FuzzPersistedStateAnnotations(f *testing.F) {
 		c.Tracker.Ready("m1")
 		c.Tracker.NextCheck("m1")
 	})
+}
+
+// mustTracker unwraps NewClusterHealthTracker given the default
+// configuration, which it cannot refuse.
+func mustTracker(t failover.ClusterHealthTracker, err error) failover.ClusterHealthTracker {
+	if err != nil {
+		panic(err)
+	}
+	return t
 }

@@ -35,8 +35,10 @@ type Rechecker struct {
 // NewRechecker returns a Rechecker on clk, reporting its depth and lateness
 // to metrics (nil for none).
 func NewRechecker(clk clock.Clock, metrics eviction.DeadlineQueueMetrics) *Rechecker {
+	// Without an InitialCapacity the configuration is always valid.
+	queue, _ := eviction.NewDeadlineQueue[types.NamespacedName](eviction.DeadlineQueueConfig{Clock: clk, Metrics: metrics})
 	return &Rechecker{
-		queue:  eviction.NewDeadlineQueue[types.NamespacedName](eviction.DeadlineQueueConfig{Clock: clk, Metrics: metrics}),
+		queue:  queue,
 		events: make(chan event.GenericEvent, 1024),
 	}
 }

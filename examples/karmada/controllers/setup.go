@@ -83,10 +83,14 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	pacerCfg.Clock = clk
 	pacerCfg.Observer = metrics.Pacer()
 
+	tracker, err := failover.NewClusterHealthTracker(clk, cfg.ClusterHealth)
+	if err != nil {
+		return nil, err
+	}
 	out := &Controllers{
 		ClusterHealth: &ClusterHealthController{
 			Client: c, Clock: clk,
-			Tracker: failover.NewClusterHealthTracker(clk, cfg.ClusterHealth),
+			Tracker: tracker,
 			Taints:  cfg.ClusterTaints, Prober: cfg.Prober,
 			Recheck: recheck("cluster-health"), Events: events,
 		},
