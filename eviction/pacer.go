@@ -241,7 +241,7 @@ func (p *pacer) Observe(clusters []ClusterHealthView) []DisruptionState {
 		next := p.classify(k, c.unhealthy, c.total, fleetDown)
 		next.Changed = next.Mode != z.state.Mode
 		if next.Rate != z.state.Rate {
-			z.bucket.setRate(next.Rate, now)
+			z.bucket.set(next.Rate, p.cfg.Burst, now)
 			rateChanged = true
 		}
 		z.state = next

@@ -36,7 +36,7 @@ func (p *pacer) Export() PacerState {
 	out := PacerState{Zones: make([]ZonePacerState, 0, len(p.zones))}
 	for k, z := range p.zones {
 		out.Zones = append(out.Zones, ZonePacerState{
-			Zone: k, Mode: z.state.Mode, Rate: z.bucket.rate, Tokens: z.bucket.tokens, CountedAt: z.bucket.last,
+			Zone: k, Mode: z.state.Mode, Rate: z.bucket.rate, Tokens: z.bucket.tokens(z.bucket.last), CountedAt: z.bucket.last,
 		})
 	}
 	slices.SortFunc(out.Zones, func(a, b ZonePacerState) int {
@@ -67,15 +67,12 @@ func (p *pacer) Import(s PacerState) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	burst := float64(p.cfg.Burst)
 	for _, z := range s.Zones {
 		k := p.zoneKey(z.Zone)
 		zs := p.zoneLocked(k)
 		zs.state.Mode, zs.state.Rate = z.Mode, z.Rate
 		zs.state.Message = "restored"
-		zs.bucket.rate = z.Rate
-		zs.bucket.tokens = min(max(z.Tokens, 0), burst)
-		zs.bucket.last = z.CountedAt
+		zs.bucket.restore(z.Rate, p.cfg.Burst, z.Tokens, z.CountedAt)
 	}
 	close(p.changed)
 	p.changed = make(chan struct{})
