@@ -211,7 +211,11 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	e.steps = int(sc.Duration.D() / sc.Step.D())
 	e.pacerStale = true
 	e.taintQueue = eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock})
-	e.lib = newLibrary(e)
+	lib, err := newLibrary(e)
+	if err != nil {
+		return nil, err
+	}
+	e.lib = lib
 	if opts.Library != nil {
 		opts.Library(&e.lib)
 	}
@@ -1004,7 +1008,11 @@ func (e *Engine) purgeDeleted(w *workload) {
 // a new tracker is built and imports it.
 func (e *Engine) restart() {
 	e.stats.Restarts++
-	fresh := newLibrary(e)
+	fresh, err := newLibrary(e)
+	if err != nil {
+		e.inv.violate(InvRestartCountdowns, "", "", "restart: "+err.Error())
+		return
+	}
 	if e.opts.Library != nil {
 		e.opts.Library(&fresh)
 	}

@@ -52,6 +52,11 @@ func TestParseScenarioErrorsNameLineAndField(t *testing.T) {
 			want: `s.yaml:2: clusters[0].syncMode: must be Push or Pull, got "Sideways"`,
 		},
 		{
+			name: "NaN eviction rate",
+			yaml: "settings:\n  evictionsPerSecond: .nan\nclusters:\n  - {name: a, zone: z}\n",
+			want: `s.yaml:2: settings.evictionsPerSecond: Invalid value: NaN: must be a finite number`,
+		},
+		{
 			name: "duplicate cluster",
 			yaml: "clusters:\n  - {name: a, zone: z}\n  - {name: a, zone: z}\n",
 			want: `s.yaml:3: clusters[1].name: duplicate cluster "a"`,

@@ -88,6 +88,11 @@ func validateScenario(c *errCollector, sc *Scenario) {
 	}
 	if st.EvictionsPerSecond < 0 {
 		c.add("settings.evictionsPerSecond", "must not be negative")
+	} else {
+		// Rate and burst both come from evictionsPerSecond.
+		for _, err := range eviction.ValidatePacerConfig(pacerConfig(st), field.NewPath("pacer")) {
+			c.add("settings.evictionsPerSecond", "%s", err.ErrorBody())
+		}
 	}
 	if st.DefaultTolerationSeconds != nil && *st.DefaultTolerationSeconds < 0 {
 		c.add("settings.defaultTolerationSeconds", "must not be negative")
