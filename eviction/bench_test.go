@@ -123,10 +123,12 @@ func BenchmarkDeadlineQueueMemory(b *testing.B) {
 
 func BenchmarkPacerTryAccept(b *testing.B) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := NewPacer(PacerConfig{Clock: clk, Rate: 1e9, Burst: 1 << 30})
+	p := mustNewPacer(b, PacerConfig{Clock: clk, Rate: MaxEvictionRate, Burst: MaxEvictionBurst})
 	b.ReportAllocs()
 	for b.Loop() {
-		p.TryAccept("")
+		if !p.TryAccept("") {
+			clk.Step(time.Second) // refills the whole burst: one refusal per million
+		}
 	}
 }
 

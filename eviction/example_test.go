@@ -135,7 +135,11 @@ func ExampleNewDeadlineQueue() {
 
 func ExampleNewPacer() {
 	clk := clocktesting.NewFakeClock(now)
-	p := eviction.NewPacer(eviction.PacerConfig{Clock: clk, Rate: 1, Burst: 1})
+	p, err := eviction.NewPacer(eviction.PacerConfig{Clock: clk, Rate: 1, Burst: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fleet := []eviction.ClusterHealthView{
 		{Name: "a", Healthy: true}, {Name: "b"}, {Name: "c"}, {Name: "d"},
 	}

@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -125,11 +126,20 @@ func FuzzPacerImport(f *testing.F) {
 			return
 		}
 		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		p := NewPacer(PacerConfig{Clock: clk, Rate: 1, Burst: 3, PerZone: true})
+		p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 1, Burst: 3, PerZone: true})
 		if err := p.Import(s); err != nil {
 			return
 		}
+		// A zone whose every entry lacks a count time restores no tokens.
+		counted := map[string]bool{}
 		for _, z := range s.Zones {
+			counted[z.Zone] = counted[z.Zone] || !z.CountedAt.IsZero()
+		}
+		now := clk.Now()
+		for _, z := range s.Zones {
+			if at, ok := p.When(z.Zone); ok && at.Sub(now) > 24*time.Hour+time.Second {
+				t.Fatalf("zone %q: next token at %v, more than a day away at the slowest rate", z.Zone, at)
+			}
 			accepted := 0
 			for range 10 {
 				if p.TryAccept(z.Zone) {
@@ -139,7 +149,61 @@ func FuzzPacerImport(f *testing.F) {
 			if accepted > 3 {
 				t.Fatalf("zone %q accepted %d at once with a burst of 3", z.Zone, accepted)
 			}
-			p.When(z.Zone)
+			if !counted[z.Zone] && accepted > 0 {
+				t.Fatalf("zone %q restored without a count time granted %d", z.Zone, accepted)
+			}
+		}
+	})
+}
+
+// FuzzValidatePacerConfig builds pacers from arbitrary settings: a setting
+// ValidatePacerConfig accepts makes a pacer that admits no more than its
+// burst at once and never promises a token more than a day away; one it
+// refuses makes NewPacer fail with an error naming a field of the config.
+func FuzzValidatePacerConfig(f *testing.F) {
+	f.Add(50.0, 50, 5.0, 0.55, 3, false)
+	f.Add(math.NaN(), 1, math.NaN(), math.NaN(), 0, true)
+	f.Add(1e-300, 1<<30, -1.0, 2.0, -1, true)
+	f.Add(MinEvictionRate, MaxEvictionBurst, MaxEvictionRate, 1.0, 1, false)
+	f.Fuzz(func(t *testing.T, rate float64, burst int, secondary, threshold float64, minUnhealthy int, perZone bool) {
+		clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+		cfg := PacerConfig{Clock: clk, Rate: rate, Burst: burst, SecondaryRate: secondary,
+			UnhealthyThreshold: threshold, MinUnhealthyClusters: minUnhealthy, PerZone: perZone}
+		errs := ValidatePacerConfig(cfg, field.NewPath("pacerConfig"))
+		p, err := NewPacer(cfg)
+		if len(errs) > 0 {
+			if err == nil || p != nil {
+				t.Fatalf("refused config %+v built a pacer", cfg)
+			}
+			for _, e := range errs {
+				if !strings.HasPrefix(e.Field, "pacerConfig.") {
+					t.Fatalf("error %v names no field", e)
+				}
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid config %+v refused: %v", cfg, err)
+		}
+		wantBurst := burst
+		if wantBurst == 0 {
+			wantBurst = DefaultEvictionBurst
+		}
+		for _, views := range [][]ClusterHealthView{fleet(5, 0, "a"), fleet(1, 4, "a"), fleet(0, 5, "a"), append(fleet(0, 5, "a"), fleet(3, 0, "b")...)} {
+			p.Observe(views)
+			clk.Step(time.Hour)
+			if at, ok := p.When("a"); ok && at.Sub(clk.Now()) > 24*time.Hour+time.Second {
+				t.Fatalf("next token at %v, more than a day away", at)
+			}
+			accepted := 0
+			for range min(wantBurst, 1000) + 1 {
+				if p.TryAccept("a") {
+					accepted++
+				}
+			}
+			if accepted > wantBurst {
+				t.Fatalf("admitted %d at once with a burst of %d", accepted, wantBurst)
+			}
 		}
 	})
 }

@@ -57,7 +57,7 @@ func drive(clk *clocktesting.FakeClock, p Pacer, zone string, workers int, d tim
 func TestPacerGlobalRateHoldsWhateverTheWorkers(t *testing.T) {
 	for _, workers := range []int{1, 4, 16} {
 		clk := clocktesting.NewFakeClock(t0)
-		p := NewPacer(PacerConfig{Clock: clk, Rate: 20, Burst: 10})
+		p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 20, Burst: 10})
 		got := drive(clk, p, "", workers, 60*time.Second)
 		within(t, "accepted", float64(got), 10+20*60, 0.05)
 	}
@@ -65,7 +65,7 @@ func TestPacerGlobalRateHoldsWhateverTheWorkers(t *testing.T) {
 
 func TestPacerWaitHoldsRateAcrossWorkers(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 5})
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 10, Burst: 5})
 	ctx, cancel := context.WithCancel(context.Background())
 	const workers = 8
 	var accepted atomic.Int64
@@ -111,7 +111,7 @@ func TestPacerDisruptionModes(t *testing.T) {
 		{0, 0, DisruptionNormal},
 	}
 	for _, c := range cases {
-		p := NewPacer(PacerConfig{Clock: clocktesting.NewFakeClock(t0)})
+		p := mustNewPacer(t, PacerConfig{Clock: clocktesting.NewFakeClock(t0)})
 		states := p.Observe(fleet(c.healthy, c.unhealthy, ""))
 		if c.healthy+c.unhealthy == 0 {
 			if len(states) != 0 || p.State("").Mode != DisruptionNormal {
@@ -130,7 +130,7 @@ func TestPacerDisruptionModes(t *testing.T) {
 
 func TestPacerPartialSlowsFullStopsRecoveryResumes(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := NewPacer(PacerConfig{Clock: clk, Rate: 20, Burst: 1, SecondaryRate: 2})
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 20, Burst: 1, SecondaryRate: 2})
 
 	got := drive(clk, p, "", 4, 20*time.Second)
 	within(t, "normal", float64(got), 1+20*20, 0.05)
@@ -178,7 +178,7 @@ func TestPacerPartialSlowsFullStopsRecoveryResumes(t *testing.T) {
 
 func TestPacerWaitHonoursContext(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := NewPacer(PacerConfig{Clock: clk})
+	p := mustNewPacer(t, PacerConfig{Clock: clk})
 	p.Observe(fleet(0, 3, ""))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -191,7 +191,7 @@ func TestPacerWaitHonoursContext(t *testing.T) {
 
 func TestPacerWhen(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := NewPacer(PacerConfig{Clock: clk, Rate: 4, Burst: 1})
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 4, Burst: 1})
 	if at, ok := p.When(""); !ok || !at.Equal(t0) {
 		t.Fatalf("%v %v", at, ok)
 	}
@@ -219,7 +219,7 @@ func (r *recordingObserver) Accepted(string)                     { r.accepted++ 
 func TestPacerPerZone(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
 	obs := &recordingObserver{}
-	p := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 2, PerZone: true, Observer: obs})
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 10, Burst: 2, PerZone: true, Observer: obs})
 
 	clusters := append(fleet(0, 3, "east"), fleet(3, 0, "west")...)
 	states := p.Observe(clusters)
@@ -265,7 +265,7 @@ func TestPacerPerZone(t *testing.T) {
 
 func TestPacerExportImportSurvivesRestart(t *testing.T) {
 	clk := clocktesting.NewFakeClock(t0)
-	p := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 10, PerZone: true})
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 10, Burst: 10, PerZone: true})
 	p.Observe(append(fleet(2, 3, "east"), fleet(5, 0, "west")...))
 	for p.TryAccept("west") {
 	}
@@ -274,7 +274,7 @@ func TestPacerExportImportSurvivesRestart(t *testing.T) {
 		t.Fatalf("%+v", state)
 	}
 
-	restarted := NewPacer(PacerConfig{Clock: clk, Rate: 10, Burst: 10, PerZone: true})
+	restarted := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 10, Burst: 10, PerZone: true})
 	if err := restarted.Import(state); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestPacerExportImportSurvivesRestart(t *testing.T) {
 }
 
 func TestPacerImportRejectsInvalidState(t *testing.T) {
-	p := NewPacer(PacerConfig{Clock: clocktesting.NewFakeClock(t0)})
+	p := mustNewPacer(t, PacerConfig{Clock: clocktesting.NewFakeClock(t0)})
 	for _, bad := range []PacerState{
 		{Zones: []ZonePacerState{{Mode: "Chaos"}}},
 		{Zones: []ZonePacerState{{Mode: DisruptionNormal, Rate: math.NaN()}}},
@@ -307,4 +307,13 @@ func TestPacerImportRejectsInvalidState(t *testing.T) {
 	if p.State("").Mode != DisruptionNormal {
 		t.Fatal("invalid state changed the pacer")
 	}
+}
+
+func mustNewPacer(tb testing.TB, cfg PacerConfig) Pacer {
+	tb.Helper()
+	p, err := NewPacer(cfg)
+	if err != nil {
+		tb.Fatalf("NewPacer: %v", err)
+	}
+	return p
 }

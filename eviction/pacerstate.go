@@ -36,7 +36,7 @@ func (p *pacer) Export() PacerState {
 	out := PacerState{Zones: make([]ZonePacerState, 0, len(p.zones))}
 	for k, z := range p.zones {
 		out.Zones = append(out.Zones, ZonePacerState{
-			Zone: k, Mode: z.state.Mode, Rate: z.bucket.rate, Tokens: z.bucket.tokens, CountedAt: z.bucket.last,
+			Zone: k, Mode: z.state.Mode, Rate: z.bucket.rate, Tokens: z.bucket.tokens(z.bucket.last), CountedAt: z.bucket.last,
 		})
 	}
 	slices.SortFunc(out.Zones, func(a, b ZonePacerState) int {
@@ -58,8 +58,10 @@ func (p *pacer) Import(s PacerState) error {
 		default:
 			return fmt.Errorf("%w: zones[%d].mode %q: want Normal, PartialDisruption or FullDisruption", ErrInvalidPacerState, i, z.Mode)
 		}
-		if math.IsNaN(z.Rate) || math.IsInf(z.Rate, 0) || z.Rate < 0 {
-			return fmt.Errorf("%w: zones[%d].rate %v: want a finite rate >= 0", ErrInvalidPacerState, i, z.Rate)
+		if math.IsNaN(z.Rate) || math.IsInf(z.Rate, 0) || z.Rate < 0 ||
+			z.Rate > 0 && z.Rate < MinEvictionRate || z.Rate > MaxEvictionRate {
+			return fmt.Errorf("%w: zones[%d].rate %v: want 0 or a rate from %g to %g per second",
+				ErrInvalidPacerState, i, z.Rate, MinEvictionRate, MaxEvictionRate)
 		}
 		if math.IsNaN(z.Tokens) {
 			return fmt.Errorf("%w: zones[%d].tokens is NaN", ErrInvalidPacerState, i)
@@ -67,15 +69,26 @@ func (p *pacer) Import(s PacerState) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	burst := float64(p.cfg.Burst)
+	now := p.cfg.Clock.Now()
 	for _, z := range s.Zones {
 		k := p.zoneKey(z.Zone)
 		zs := p.zoneLocked(k)
-		zs.state.Mode, zs.state.Rate = z.Mode, z.Rate
+		ceiling := p.cfg.Rate
+		if z.Mode == DisruptionPartial {
+			ceiling = p.cfg.SecondaryRate
+		}
+		rate := min(z.Rate, ceiling)
+		tokens, countedAt := z.Tokens, z.CountedAt
+		switch {
+		case countedAt.IsZero():
+			tokens, countedAt = 0, now
+		case countedAt.After(now):
+			countedAt = now
+		}
+		zs.observed = true
+		zs.state.Mode, zs.state.Rate = z.Mode, rate
 		zs.state.Message = "restored"
-		zs.bucket.rate = z.Rate
-		zs.bucket.tokens = min(max(z.Tokens, 0), burst)
-		zs.bucket.last = z.CountedAt
+		zs.bucket.restore(rate, p.burstAt(rate), tokens, countedAt)
 	}
 	close(p.changed)
 	p.changed = make(chan struct{})

@@ -63,7 +63,11 @@ func Example_pipeline() {
 	plan = planner.Plan(taints.Result, bindings, clk.Now())
 
 	// 3. The fleet-wide pacer admits the eviction.
-	pacer := eviction.NewPacer(eviction.PacerConfig{Clock: clk})
+	pacer, err := eviction.NewPacer(eviction.PacerConfig{Clock: clk})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, decision := range plan.Evict {
 		if !pacer.TryAccept("") {
 			continue // the decision stays; look again at pacer.When

@@ -15,6 +15,8 @@ go test -race -count=1 ./...
 
 echo "==> module graph: the library inside Karmada's (hack/check-karmada-graph.sh)"
 bash hack/check-karmada-graph.sh
+echo "==> go vet (library, tests included) with a Go 1.25 release (the go line is 1.25.0): ${FLOOR_GO:-go1.25.7}"
+GOTOOLCHAIN="${FLOOR_GO:-go1.25.7}" go vet ./...
 echo "==> newest k8s.io: a copy of the library raised to k8s.io v0.37.2 (hack/test-newest.sh)"
 bash hack/test-newest.sh
 

@@ -58,11 +58,13 @@ type ConditionUpdate struct {
 }
 
 // SetDispatchingCondition puts the Dispatching condition for cluster into
-// conditions with the semantics of meta.SetStatusCondition: LastTransitionTime
-// is set to now only when the condition appears or its Status changes; a new
-// reason, message or generation alone keeps it. Unlike meta.SetStatusCondition
-// it never reads the wall clock, even for a zero now. A nil conditions pointer
-// changes nothing.
+// conditions with meta.SetStatusCondition: LastTransitionTime is set to now
+// only when the condition appears or its Status changes; a new reason,
+// message or generation alone keeps it. The report says which of the two
+// happened, which meta.SetStatusCondition's single bool does not. A zero now
+// stays a zero LastTransitionTime instead of the wall clock's time that
+// meta.SetStatusCondition would put there, so a caller's clock is the only
+// source of time. A nil conditions pointer changes nothing.
 func SetDispatchingCondition(conditions *[]metav1.Condition, s *Suspension, cluster string, observedGeneration int64, now time.Time) ConditionUpdate {
 	want := DispatchingCondition(s, cluster, observedGeneration)
 	want.LastTransitionTime = metav1.NewTime(now)
@@ -71,27 +73,10 @@ func SetDispatchingCondition(conditions *[]metav1.Condition, s *Suspension, clus
 		return update
 	}
 	prev := meta.FindStatusCondition(*conditions, ConditionDispatching)
-	if prev == nil {
-		*conditions = append(*conditions, want)
-		update.Changed, update.Transitioned = true, true
-		return update
-	}
-	if prev.Status != want.Status {
-		prev.Status = want.Status
-		prev.LastTransitionTime = want.LastTransitionTime
-		update.Changed, update.Transitioned = true, true
-	}
-	if prev.Reason != want.Reason {
-		prev.Reason = want.Reason
-		update.Changed = true
-	}
-	if prev.Message != want.Message {
-		prev.Message = want.Message
-		update.Changed = true
-	}
-	if prev.ObservedGeneration != want.ObservedGeneration {
-		prev.ObservedGeneration = want.ObservedGeneration
-		update.Changed = true
+	update.Transitioned = prev == nil || prev.Status != want.Status
+	update.Changed = meta.SetStatusCondition(conditions, want)
+	if update.Transitioned && now.IsZero() {
+		meta.FindStatusCondition(*conditions, ConditionDispatching).LastTransitionTime = metav1.Time{}
 	}
 	return update
 }

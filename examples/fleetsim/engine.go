@@ -88,7 +88,11 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	e.steps = int(sc.Duration.D() / sc.Step.D())
 	e.pacerStale = true
 	e.taintQueue = must(eviction.NewDeadlineQueue[int](eviction.DeadlineQueueConfig{Clock: e.clock}))
-	e.lib = newLibrary(e)
+	lib, err := newLibrary(e)
+	if err != nil {
+		return nil, err
+	}
+	e.lib = lib
 	if opts.Library != nil {
 		opts.Library(&e.lib)
 	}

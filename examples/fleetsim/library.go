@@ -16,10 +16,26 @@ import (
 	"github.com/fleetover/fleetover/scheduling"
 )
 
+// pacerConfig is the pacer configuration a scenario's settings make; the
+// scenario check validates it with eviction.ValidatePacerConfig.
+func pacerConfig(st Settings) eviction.PacerConfig {
+	return eviction.PacerConfig{
+		Rate:    st.EvictionsPerSecond,
+		Burst:   max(1, int(st.EvictionsPerSecond)),
+		PerZone: st.PacePerZone,
+	}
+}
+
 // newLibrary wires the library packages the way a controller would, with
 // the scenario's settings and the engine's fake clock.
-func newLibrary(e *Engine) Library {
+func newLibrary(e *Engine) (Library, error) {
 	st := e.sc.Settings
+	pacerCfg := pacerConfig(st)
+	pacerCfg.Clock = e.clock
+	pacer, err := eviction.NewPacer(pacerCfg)
+	if err != nil {
+		return Library{}, err
+	}
 	taintCfg := failover.ClusterTaintConfig{
 		NoExecuteAfterTimeout: *st.NoExecuteTaints,
 		EvictionTimeout:       st.EvictionTimeout.D(),
@@ -36,20 +52,15 @@ func newLibrary(e *Engine) Library {
 		},
 		Planner:     planner.Plan,
 		AppDetector: &detectorAdapter{d: must(failover.NewDetector(e.clock, failover.DetectorConfig{}))},
-		Pacer: &pacerAdapter{p: eviction.NewPacer(eviction.PacerConfig{
-			Clock:   e.clock,
-			Rate:    st.EvictionsPerSecond,
-			Burst:   max(1, int(st.EvictionsPerSecond)),
-			PerZone: st.PacePerZone,
-		})},
-		State:     &stateAdapter{injector: preservation.Injector{Enabled: *st.StatefulInjection}, rules: map[string]*preservation.Rules{}},
-		Placement: newPlacement(),
-		Replace:   scheduling.Replace,
+		Pacer:       &pacerAdapter{p: pacer},
+		State:       &stateAdapter{injector: preservation.Injector{Enabled: *st.StatefulInjection}, rules: map[string]*preservation.Rules{}},
+		Placement:   newPlacement(),
+		Replace:     scheduling.Replace,
 		Interpret: func(obj *unstructured.Unstructured) health.Status {
 			return e.registry.Interpret(obj).Status
 		},
 		Assess: eviction.Assess,
-	}
+	}, nil
 }
 
 // must unwraps a constructor given a constant configuration, which it

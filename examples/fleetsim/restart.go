@@ -8,7 +8,11 @@ import (
 // a new tracker is built and imports it.
 func (e *Engine) restart() {
 	e.stats.Restarts++
-	fresh := newLibrary(e)
+	fresh, err := newLibrary(e)
+	if err != nil {
+		e.inv.violate(InvRestartCountdowns, "", "", "restart: "+err.Error())
+		return
+	}
 	if e.opts.Library != nil {
 		e.opts.Library(&fresh)
 	}

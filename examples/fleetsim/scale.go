@@ -169,8 +169,8 @@ func buildScaleFleet(cfg ScaleConfig) (*scaleFleet, error) {
 func RunScaleWave(cfg ScaleConfig) (ScaleResult, error) {
 	started := time.Now()
 	f, err := buildScaleFleet(cfg)
-	if err != nil {
-		return ScaleResult{}, err
+	if err != nil { // a constant configuration within the bounds: cannot happen
+		panic(err)
 	}
 	runtime.GC()
 	build := time.Since(started)
@@ -191,7 +191,10 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 	conds := make([]metav1.Condition, cfg.Clusters)
 	taints := make([][]corev1.Taint, cfg.Clusters)
 	taintCfg := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}
-	pacer := eviction.NewPacer(eviction.PacerConfig{Clock: clk, Rate: 1e9, Burst: 1 << 30})
+	pacer, err := eviction.NewPacer(eviction.PacerConfig{Clock: clk, Rate: eviction.MaxEvictionRate, Burst: eviction.MaxEvictionBurst})
+	if err != nil { // a constant configuration within the bounds: cannot happen
+		panic(err)
+	}
 	planner := failover.ClusterFailoverPlanner{}
 	views := make([]eviction.ClusterHealthView, cfg.Clusters)
 	filters := scheduling.DefaultFilters()

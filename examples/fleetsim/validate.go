@@ -104,6 +104,11 @@ func validateScenario(c *errCollector, sc *Scenario) {
 	case eps != 0 && (eps < minEvictionsPerSecond || eps > maxEvictionsPerSecond):
 		c.add("settings.evictionsPerSecond", "must be between %g and %g (0 takes the default %d), got %g",
 			minEvictionsPerSecond, maxEvictionsPerSecond, defaultEvictionsPerSecond, eps)
+	default:
+		// Rate and burst both come from evictionsPerSecond.
+		for _, err := range eviction.ValidatePacerConfig(pacerConfig(st), field.NewPath("pacer")) {
+			c.add("settings.evictionsPerSecond", "%s", err.ErrorBody())
+		}
 	}
 	if st.DefaultTolerationSeconds != nil && *st.DefaultTolerationSeconds < 0 {
 		c.add("settings.defaultTolerationSeconds", "must not be negative")

@@ -82,6 +82,10 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	pacerCfg := cfg.Pacer
 	pacerCfg.Clock = clk
 	pacerCfg.Observer = metrics.Pacer()
+	pacer, err := eviction.NewPacer(pacerCfg)
+	if err != nil {
+		return nil, err
+	}
 
 	tracker, err := failover.NewClusterHealthTracker(clk, cfg.ClusterHealth)
 	if err != nil {
@@ -98,7 +102,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			Client: c, Clock: clk,
 			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover},
 			DefaultTolerations: cfg.DefaultTolerations,
-			Pacer:              eviction.NewPacer(pacerCfg),
+			Pacer:              pacer,
 			Recheck:            recheck("taint-manager"), Events: events,
 		},
 		GracefulEviction: &GracefulEvictionController{
