@@ -6,6 +6,8 @@ replace github.com/fleetover/fleetover => ../..
 
 require (
 	github.com/fleetover/fleetover v0.0.0
+	github.com/go-logr/logr v1.4.3
+	github.com/karmada-io/api v1.17.0
 	github.com/prometheus/client_golang v1.24.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -25,7 +27,6 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
 	github.com/go-openapi/swag v0.27.1 // indirect

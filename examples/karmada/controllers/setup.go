@@ -47,14 +47,22 @@ type Config struct {
 	NamePrefix string
 }
 
-// Controllers are the reconcilers Setup registered, for inspection.
-type Controllers struct {
-	ClusterHealth       *ClusterHealthController
-	TaintManager        *TaintManager
+// BindingControllers are the reconcilers of one binding kind.
+type BindingControllers struct {
 	GracefulEviction    *GracefulEvictionController
 	ApplicationFailover *ApplicationFailoverController
 	Scheduler           *FailoverScheduler
 	Dispatcher          *WorkDispatcher
+}
+
+// Controllers are the reconcilers Setup registered, for inspection. The
+// embedded BindingControllers reconcile ResourceBindings; ClusterScoped
+// the same for ClusterResourceBindings.
+type Controllers struct {
+	ClusterHealth *ClusterHealthController
+	TaintManager  *TaintManager
+	BindingControllers
+	ClusterScoped BindingControllers
 }
 
 // Setup registers every controller with mgr.
@@ -97,32 +105,42 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			Pacer:              eviction.NewPacer(pacerCfg),
 			Recheck:            recheck("taint-manager"), Events: events,
 		},
-		GracefulEviction: &GracefulEvictionController{
-			Client: c, Clock: clk, Options: cfg.Assess,
-			Recheck: recheck("graceful-eviction"), Events: events,
-		},
-		ApplicationFailover: &ApplicationFailoverController{
-			Client: c, Clock: clk, Detector: cfg.Detector,
-			Health:  health.NewRegistry(cfg.Health),
-			Recheck: recheck("application-failover"), Events: events,
-		},
-		Scheduler: &FailoverScheduler{
-			Client: c, Clock: clk, DefaultTolerations: cfg.DefaultTolerations,
-			Recheck: recheck("failover-scheduler"), Events: events,
-		},
-		Dispatcher: &WorkDispatcher{
-			Client: c, Clock: clk, Events: events,
-			InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
-		},
 	}
-	for n, setup := range map[string]func(manager.Manager, string) error{
-		"cluster-health":       out.ClusterHealth.SetupWithManager,
-		"taint-manager":        out.TaintManager.SetupWithManager,
-		"graceful-eviction":    out.GracefulEviction.SetupWithManager,
-		"application-failover": out.ApplicationFailover.SetupWithManager,
-		"failover-scheduler":   out.Scheduler.SetupWithManager,
-		"work-dispatcher":      out.Dispatcher.SetupWithManager,
-	} {
+	setups := map[string]func(manager.Manager, string) error{
+		"cluster-health": out.ClusterHealth.SetupWithManager,
+		"taint-manager":  out.TaintManager.SetupWithManager,
+	}
+	registry := health.NewRegistry(cfg.Health)
+	for _, kind := range BindingKinds() {
+		prefix, bc := "", &out.BindingControllers
+		if kind == ClusterResourceBindingKind {
+			prefix, bc = "cluster-", &out.ClusterScoped
+		}
+		*bc = BindingControllers{
+			GracefulEviction: &GracefulEvictionController{
+				Client: c, Clock: clk, Kind: kind, Options: cfg.Assess,
+				Recheck: recheck(prefix + "graceful-eviction"), Events: events,
+			},
+			ApplicationFailover: &ApplicationFailoverController{
+				Client: c, Clock: clk, Kind: kind, Detector: cfg.Detector,
+				Health:  registry,
+				Recheck: recheck(prefix + "application-failover"), Events: events,
+			},
+			Scheduler: &FailoverScheduler{
+				Client: c, Clock: clk, Kind: kind, DefaultTolerations: cfg.DefaultTolerations,
+				Recheck: recheck(prefix + "failover-scheduler"), Events: events,
+			},
+			Dispatcher: &WorkDispatcher{
+				Client: c, Clock: clk, Kind: kind, Events: events,
+				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
+			},
+		}
+		setups[prefix+"graceful-eviction"] = bc.GracefulEviction.SetupWithManager
+		setups[prefix+"application-failover"] = bc.ApplicationFailover.SetupWithManager
+		setups[prefix+"failover-scheduler"] = bc.Scheduler.SetupWithManager
+		setups[prefix+"work-dispatcher"] = bc.Dispatcher.SetupWithManager
+	}
+	for n, setup := range setups {
 		if err := setup(mgr, name(n)); err != nil {
 			return nil, err
 		}

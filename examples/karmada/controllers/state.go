@@ -5,17 +5,17 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/preservation"
-
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
 // extractState reads the state sp preserves from the binding's aggregated
 // status on cluster (package preservation). No rules give no state. A
 // missing status or value is an error: the eviction waits rather than move
 // a stateful workload without its state.
-func extractState(sp *preservation.StatePreservation, rb *workv1alpha2.ResourceBinding, cluster string) (map[string]string, error) {
+func extractState(sp *preservation.StatePreservation, status *workv1alpha2.ResourceBindingStatus, cluster string) (map[string]string, error) {
 	if sp == nil || len(sp.Rules) == 0 {
 		return nil, nil
 	}
@@ -23,8 +23,8 @@ func extractState(sp *preservation.StatePreservation, rb *workv1alpha2.ResourceB
 	if err != nil {
 		return nil, err
 	}
-	for i := range rb.Status.AggregatedStatus {
-		item := &rb.Status.AggregatedStatus[i]
+	for i := range status.AggregatedStatus {
+		item := &status.AggregatedStatus[i]
 		if item.ClusterName != cluster {
 			continue
 		}
@@ -36,30 +36,26 @@ func extractState(sp *preservation.StatePreservation, rb *workv1alpha2.ResourceB
 	return nil, fmt.Errorf("no status collected from cluster %q to preserve state from", cluster)
 }
 
-// evictInto applies eviction.Evict to the binding: the cluster leaves the
-// targets and one task tracks its old copy. It reports whether the binding
-// changed.
-func evictInto(rb *workv1alpha2.ResourceBinding, ev eviction.Eviction) (eviction.EvictOutcome, bool, error) {
-	targets := make([]eviction.TargetCluster, len(rb.Spec.Clusters))
-	for i, tc := range rb.Spec.Clusters {
-		targets[i] = eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
-	}
-	res, err := eviction.Evict(targets, rb.Spec.GracefulEvictionTasks, ev)
+// evictInto applies eviction.Evict to the binding's spec: the cluster
+// leaves the targets and one task tracks its old copy. It reports whether
+// the spec changed.
+func evictInto(spec *workv1alpha2.ResourceBindingSpec, ev eviction.Eviction) (eviction.EvictOutcome, bool, error) {
+	res, err := eviction.Evict(toTargets(spec.Clusters), toTasks(spec.GracefulEvictionTasks), ev)
 	if err != nil || !res.Changed() {
 		return res.Outcome, false, err
 	}
-	rb.Spec.Clusters = make([]workv1alpha2.TargetCluster, len(res.Targets))
+	spec.Clusters = make([]workv1alpha2.TargetCluster, len(res.Targets))
 	for i, tc := range res.Targets {
-		rb.Spec.Clusters[i] = workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
+		spec.Clusters[i] = workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
 	}
-	rb.Spec.GracefulEvictionTasks = res.Tasks
+	spec.GracefulEvictionTasks = fromTasks(res.Tasks)
 	return res.Outcome, true, nil
 }
 
 // targetNames lists the binding's target clusters.
-func targetNames(rb *workv1alpha2.ResourceBinding) []string {
-	out := make([]string, len(rb.Spec.Clusters))
-	for i, tc := range rb.Spec.Clusters {
+func targetNames(spec *workv1alpha2.ResourceBindingSpec) []string {
+	out := make([]string, len(spec.Clusters))
+	for i, tc := range spec.Clusters {
 		out[i] = tc.Name
 	}
 	return out

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,8 +15,6 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 

@@ -4,18 +4,16 @@ import (
 	"slices"
 	"testing"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/fleetover/fleetover/eviction"
-	"github.com/fleetover/fleetover/failover"
-	"github.com/fleetover/fleetover/preservation"
-
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -52,9 +50,9 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Namespace: f.ns, Name: "wordcount"},
 			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
-			Failover: &failover.FailoverBehavior{Cluster: &failover.ClusterFailoverBehavior{
-				PurgeMode: eviction.PurgeGracefully,
-				StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
+			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{
+				PurgeMode: policyv1alpha1.PurgeModeGracefully,
+				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{
 					{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
 				}},
 			}},
