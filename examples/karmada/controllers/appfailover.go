@@ -36,14 +36,17 @@ type ApplicationFailoverController struct {
 	Detector failover.DetectorConfig
 	// Health interprets a cluster's status when the aggregated status
 	// carries no health; nil leaves such a cluster Unknown.
-	Health  *health.Registry
-	Recheck *Rechecker
-	Events  *EventSink
+	Health *health.Registry
+	// Rules caches compiled state-preservation rules; nil compiles each time.
+	Rules *RuleCache
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the controller and its Rechecker.
+// SetupWithManager registers the controller.
 func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, a.Kind.NewObject(), a.Recheck, a)
+	return setupController(mgr, name, a.Kind.NewObject(), a.Clock, a)
 }
 
 // workloadHealth is the health view of the binding's aggregated status:
@@ -158,7 +161,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 		for _, e := range det.Evictions {
 			var state map[string]string
 			if policy.StatePreservation != nil {
-				s, err := extractState(policy.StatePreservation, status, e.FromCluster)
+				s, err := extractState(a.Rules, policy.StatePreservation, status, e.FromCluster)
 				if err != nil {
 					d.warnings = append(d.warnings, fmt.Sprintf("eviction from %s waits: %v", e.FromCluster, err))
 					continue
@@ -198,6 +201,5 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 	for _, e := range d.evicted {
 		a.Events.event(rb, corev1.EventTypeWarning, e.Reason, "evicted from cluster %s: %s", e.FromCluster, e.Message)
 	}
-	a.Recheck.Replace(req.NamespacedName, d.next)
-	return reconcile.Result{}, nil
+	return a.Schedule.Result(req.NamespacedName, now, d.next), nil
 }

@@ -58,23 +58,20 @@ type ClusterHealthController struct {
 	Prober Prober
 	// ProbeInterval defaults to DefaultProbeInterval.
 	ProbeInterval time.Duration
-	// Recheck schedules the next look at a cluster.
-	Recheck *Rechecker
-	Events  *EventSink
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the controller and its Rechecker.
+// SetupWithManager registers the controller.
 func (c *ClusterHealthController) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(c.Recheck); err != nil {
-		return err
-	}
 	return ctrl.ControllerManagedBy(mgr).
 		Named(name).
 		// Status and annotation writes (ours) do not bump the generation:
 		// reacting to them would probe in a loop.
 		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
-		WatchesRawSource(c.Recheck.Source()).
+		WithOptions(controllerOptions(c.Clock)).
 		Complete(c)
 }
 
@@ -91,7 +88,7 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 	if err := c.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
 			c.Tracker.Forget(req.Name)
-			c.Recheck.Cancel(req.NamespacedName)
+			c.Schedule.Forget(req.NamespacedName)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -117,8 +114,7 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 	if cluster.Spec.SyncMode == clusterv1alpha1.Push {
 		next = earliest(next, now.Add(c.probeInterval()))
 	}
-	c.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return c.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
 func (c *ClusterHealthController) probeInterval() time.Duration {

@@ -18,9 +18,10 @@
 // Guarantees:
 //
 //   - Time comes from the injected clock only. "Look again at T" answers
-//     go into one eviction.DeadlineQueue per controller (Rechecker), driven
-//     by that clock, so a fake clock steps every countdown; nothing uses
-//     controller-runtime's wall-clock RequeueAfter.
+//     become controller-runtime's Result.RequeueAfter (Schedule); with a
+//     clock other than the real one, each controller's queue waits for it
+//     on that clock, so a test that steps a fake clock triggers the looks
+//     that fall due.
 //   - Every countdown is derived from persisted state: taint TimeAdded,
 //     condition transition times, task creation timestamps, eviction
 //     history, and two annotations holding the in-memory trackers' state

@@ -18,7 +18,8 @@ import (
 // binding of its Kind with eviction.Assess: it stamps new tasks, drops those
 // whose old copy may go (replacement healthy, grace period over, deletion
 // allowed) and keeps the last copy of a workload that has nowhere else to
-// run. The next look is the assessment's NextAssessment, in its Rechecker.
+// run. The next look is the assessment's NextAssessment, as the result's
+// RequeueAfter.
 type GracefulEvictionController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
@@ -27,13 +28,14 @@ type GracefulEvictionController struct {
 	// Options tune the assessment (global timeout, Karmada-compatible
 	// switches).
 	Options eviction.AssessOptions
-	Recheck *Rechecker
-	Events  *EventSink
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the controller and its Rechecker.
+// SetupWithManager registers the controller.
 func (g *GracefulEvictionController) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, g.Kind.NewObject(), g.Recheck, g)
+	return setupController(mgr, name, g.Kind.NewObject(), g.Clock, g)
 }
 
 // aggregatedHealth answers eviction's health question from the binding's
@@ -88,6 +90,5 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 	for _, r := range assessment.Removed {
 		g.Events.event(rb, corev1.EventTypeNormal, string(r.Reason), "eviction task for cluster %s removed: %s", r.Task.FromCluster, r.Reason)
 	}
-	g.Recheck.Replace(req.NamespacedName, assessment.NextAssessment)
-	return reconcile.Result{}, nil
+	return g.Schedule.Result(req.NamespacedName, now, assessment.NextAssessment), nil
 }

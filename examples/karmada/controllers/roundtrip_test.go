@@ -314,7 +314,6 @@ func TestRoundTripClusterHealthKeepsUnownedFields(t *testing.T) {
 			Client: f.c, Clock: f.clock,
 			Tracker: failover.NewClusterHealthTracker(f.clock, failover.ClusterHealthConfig{}),
 			Prober:  newProbes(),
-			Recheck: controllers.NewRechecker(f.clock, nil),
 		}
 		reconcileOnce(t, c, cl)
 		f.assertOnlyOwnedChanged(fmt.Sprintf("Cluster seed %d: cluster health", seed), before, f.unstructuredOf(cl), []owned{
@@ -374,8 +373,7 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 				before := f.unstructuredOf(obj)
 				tm := &controllers.TaintManager{
 					Client: cached, Clock: f.clock,
-					Pacer:   eviction.NewPacer(eviction.PacerConfig{Clock: f.clock}),
-					Recheck: controllers.NewRechecker(f.clock, nil),
+					Pacer: eviction.NewPacer(eviction.PacerConfig{Clock: f.clock}),
 				}
 				f.eventually("binding in the cache", func() (bool, string) {
 					return cached.Get(f.ctx, client.ObjectKeyFromObject(obj), kind.NewObject()) == nil, "not yet"
@@ -392,7 +390,7 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 				})
 				before := f.unstructuredOf(obj)
 				g := &controllers.GracefulEvictionController{
-					Client: f.c, Clock: f.clock, Kind: kind, Recheck: controllers.NewRechecker(f.clock, nil),
+					Client: f.c, Clock: f.clock, Kind: kind,
 				}
 				reconcileOnce(t, g, obj)
 				f.assertOnlyOwnedChanged(fmt.Sprintf("%s seed %d: graceful eviction", kind, seed), before, f.unstructuredOf(obj), bindingOwned)
@@ -412,7 +410,6 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 				before := f.unstructuredOf(obj)
 				a := &controllers.ApplicationFailoverController{
 					Client: f.c, Clock: f.clock, Kind: kind, Health: health.NewRegistry(health.RegistryConfig{}),
-					Recheck: controllers.NewRechecker(f.clock, nil),
 				}
 				reconcileOnce(t, a, obj)
 				after := f.unstructuredOf(obj)
@@ -434,7 +431,7 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 				})
 				before := f.unstructuredOf(obj)
 				s := &controllers.FailoverScheduler{
-					Client: f.c, Clock: f.clock, Kind: kind, Recheck: controllers.NewRechecker(f.clock, nil),
+					Client: f.c, Clock: f.clock, Kind: kind,
 				}
 				reconcileOnce(t, s, obj)
 				after := f.unstructuredOf(obj)

@@ -35,13 +35,14 @@ type FailoverScheduler struct {
 	// DefaultTolerations are added to each binding's tolerations, as the
 	// taint manager does.
 	DefaultTolerations failover.DefaultTolerationsConfig
-	Recheck            *Rechecker
-	Events             *EventSink
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the scheduler and its Rechecker.
+// SetupWithManager registers the scheduler.
 func (s *FailoverScheduler) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, s.Kind.NewObject(), s.Recheck, s)
+	return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s)
 }
 
 func blockSeconds(fb *failover.FailoverBehavior) *int32 {
@@ -179,8 +180,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	}); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	s.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return s.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
 // lostClusters lists the clusters an eviction took away and nothing has

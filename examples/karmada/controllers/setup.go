@@ -85,7 +85,6 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	events := NewEventSink(mgr.GetEventRecorder("fleetover"))
 	c := mgr.GetClient()
 	name := func(n string) string { return cfg.NamePrefix + n }
-	recheck := func(n string) *Rechecker { return NewRechecker(clk, metrics.Queue(name(n))) }
 
 	pacerCfg := cfg.Pacer
 	pacerCfg.Clock = clk
@@ -96,14 +95,14 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			Client: c, Clock: clk,
 			Tracker: failover.NewClusterHealthTracker(clk, cfg.ClusterHealth),
 			Taints:  cfg.ClusterTaints, Prober: cfg.Prober,
-			Recheck: recheck("cluster-health"), Events: events,
+			Schedule: NewSchedule(), Events: events,
 		},
 		TaintManager: &TaintManager{
 			Client: c, Clock: clk,
 			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover},
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              eviction.NewPacer(pacerCfg),
-			Recheck:            recheck("taint-manager"), Events: events,
+			Schedule:           NewSchedule(), Events: events,
 		},
 	}
 	setups := map[string]func(manager.Manager, string) error{
@@ -111,6 +110,8 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		"taint-manager":  out.TaintManager.SetupWithManager,
 	}
 	registry := health.NewRegistry(cfg.Health)
+	rules := NewRuleCache()
+	out.TaintManager.Rules = rules
 	for _, kind := range BindingKinds() {
 		prefix, bc := "", &out.BindingControllers
 		if kind == ClusterResourceBindingKind {
@@ -119,16 +120,16 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		*bc = BindingControllers{
 			GracefulEviction: &GracefulEvictionController{
 				Client: c, Clock: clk, Kind: kind, Options: cfg.Assess,
-				Recheck: recheck(prefix + "graceful-eviction"), Events: events,
+				Schedule: NewSchedule(), Events: events,
 			},
 			ApplicationFailover: &ApplicationFailoverController{
 				Client: c, Clock: clk, Kind: kind, Detector: cfg.Detector,
-				Health:  registry,
-				Recheck: recheck(prefix + "application-failover"), Events: events,
+				Health: registry, Rules: rules,
+				Schedule: NewSchedule(), Events: events,
 			},
 			Scheduler: &FailoverScheduler{
 				Client: c, Clock: clk, Kind: kind, DefaultTolerations: cfg.DefaultTolerations,
-				Recheck: recheck(prefix + "failover-scheduler"), Events: events,
+				Schedule: NewSchedule(), Events: events,
 			},
 			Dispatcher: &WorkDispatcher{
 				Client: c, Clock: clk, Kind: kind, Events: events,

@@ -1,7 +1,9 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -15,11 +17,11 @@ import (
 // status on cluster (package preservation). No rules give no state. A
 // missing status or value is an error: the eviction waits rather than move
 // a stateful workload without its state.
-func extractState(sp *preservation.StatePreservation, status *workv1alpha2.ResourceBindingStatus, cluster string) (map[string]string, error) {
+func extractState(cache *RuleCache, sp *preservation.StatePreservation, status *workv1alpha2.ResourceBindingStatus, cluster string) (map[string]string, error) {
 	if sp == nil || len(sp.Rules) == 0 {
 		return nil, nil
 	}
-	rules, err := preservation.Compile(sp.Rules)
+	rules, err := cache.Compile(sp.Rules)
 	if err != nil {
 		return nil, err
 	}
@@ -87,4 +89,55 @@ func NewStateInjector(enabled bool) StateInjector {
 		_, err := injector.InjectFor(manifest, cluster, carriers)
 		return err
 	}
+}
+
+// maxCachedRuleSets bounds a RuleCache: past it the cache starts afresh
+// (policies are few; this only guards against unbounded churn).
+const maxCachedRuleSets = 4096
+
+// RuleCache compiles each distinct set of state-preservation rules once:
+// a policy's rules change only with a new policy generation, so every
+// binding of the same policy generation shares one compiled *Rules
+// (immutable and safe for concurrent use). A nil *RuleCache compiles on
+// every call.
+type RuleCache struct {
+	mu       sync.Mutex
+	compiled map[string]compiledRules
+}
+
+type compiledRules struct {
+	rules *preservation.Rules
+	err   error
+}
+
+// NewRuleCache returns an empty cache.
+func NewRuleCache() *RuleCache {
+	return &RuleCache{compiled: map[string]compiledRules{}}
+}
+
+// Compile returns the compiled rules, compiling them on first use.
+func (c *RuleCache) Compile(rules []preservation.StatePreservationRule) (*preservation.Rules, error) {
+	if c == nil {
+		return preservation.Compile(rules)
+	}
+	raw, _ := json.Marshal(rules)
+	key := string(raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.compiled[key]; ok {
+		return r.rules, r.err
+	}
+	r, err := preservation.Compile(rules)
+	if len(c.compiled) >= maxCachedRuleSets {
+		c.compiled = map[string]compiledRules{}
+	}
+	c.compiled[key] = compiledRules{rules: r, err: err}
+	return r, err
+}
+
+// Len returns how many rule sets are compiled, for tests.
+func (c *RuleCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.compiled)
 }

@@ -53,7 +53,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	// The agent goes silent: Unknown once the monitor grace period (40 s)
 	// has passed since the last renewal, not before.
 	key := types.NamespacedName{Name: failing}
-	silence := f.waitPending("silence deadline", f.ctrls.ClusterHealth.Recheck, key)
+	silence := f.waitPending("silence deadline", f.ctrls.ClusterHealth.Schedule, key)
 	if want := epoch.Add(failover.DefaultClusterMonitorGracePeriod); !silence.Equal(want) {
 		t.Fatalf("silence deadline = %v, want %v (last renewal + monitor grace period)", silence, want)
 	}
@@ -69,7 +69,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	// NoExecute follows after the eviction timeout, counted from the
 	// condition's transition.
 	f.eventually("NoExecute deadline", func() (bool, string) {
-		at, ok := f.ctrls.ClusterHealth.Recheck.Pending(key)
+		at, ok := f.ctrls.ClusterHealth.Schedule.Pending(key)
 		return ok && at.Equal(unknownSince.Add(failover.DefaultEvictionTimeout)), at.String()
 	})
 	f.stepTo(unknownSince.Add(failover.DefaultEvictionTimeout))
@@ -80,7 +80,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	noExecuteAt := f.clock.Now()
 
 	// The default toleration (300 s) holds the binding until it runs out.
-	evictAt := f.waitPending("toleration deadline", f.ctrls.TaintManager.Recheck, key)
+	evictAt := f.waitPending("toleration deadline", f.ctrls.TaintManager.Schedule, key)
 	if want := noExecuteAt.Add(time.Duration(failover.DefaultTolerationSeconds) * time.Second); !evictAt.Equal(want) {
 		t.Fatalf("taint manager looks again at %v, want %v (taint added + default toleration)", evictAt, want)
 	}

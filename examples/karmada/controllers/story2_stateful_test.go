@@ -87,6 +87,11 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 		t.Fatalf("task preserved %v, want the job id under %s", rb.Spec.GracefulEvictionTasks[0].PreservedLabelState, jobIDLabel)
 	}
 
+	// The rules were compiled once, not once per look or per retry.
+	if n := f.ctrls.TaintManager.Rules.Len(); n != 1 {
+		t.Fatalf("%d rule sets compiled, want the policy's one", n)
+	}
+
 	newWork := f.waitWork(rb, newCluster, true)
 	if got := manifest(newWork).GetLabels()[jobIDLabel]; got != "3c5a1f0e9b7d" {
 		t.Fatalf("new cluster's manifest labels = %v, want %s=3c5a1f0e9b7d", manifest(newWork).GetLabels(), jobIDLabel)

@@ -68,7 +68,7 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	// The countdown runs for exactly the toleration.
 	started := f.clock.Now()
 	f.eventually("toleration countdown", func() (bool, string) {
-		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, ok := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && at.Equal(started.Add(toleration*time.Second)), at.String()
 	})
 	f.stepTo(started.Add(toleration * time.Second))
@@ -91,13 +91,13 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	// target, and its last copy stays (no replacement exists).
 	f.setHealth("api", healthItem(second, "Unhealthy", nil))
 	f.eventually("second countdown", func() (bool, string) {
-		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, ok := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && at.Equal(f.clock.Now().Add(toleration*time.Second)), at.String()
 	})
 	f.stepTo(f.clock.Now().Add(toleration * time.Second))
 	blockEnds := evictedFirst.Add(block * time.Second)
 	f.eventually("scheduler waits for the block to end", func() (bool, string) {
-		at, ok := f.ctrls.Scheduler.Recheck.Pending(key)
+		at, ok := f.ctrls.Scheduler.Schedule.Pending(key)
 		return ok && at.Equal(blockEnds), at.String()
 	})
 	rb = f.waitBinding("api", "no target while the predecessor is blocked", func(rb *workv1alpha2.ResourceBinding) bool {

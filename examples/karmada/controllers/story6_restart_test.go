@@ -48,7 +48,7 @@ func TestStory6RestartKeepsCountdown(t *testing.T) {
 	f.eventually("countdown persisted", func() (bool, string) {
 		rb := f.binding("batch")
 		_, ok := rb.Annotations[controllers.ApplicationHealthRecordsAnnotation]
-		at, pending := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, pending := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && pending && at.Equal(deadline), at.String()
 	})
 
@@ -56,7 +56,7 @@ func TestStory6RestartKeepsCountdown(t *testing.T) {
 	f.stepTo(started.Add(40 * time.Second))
 	f.restart()
 	f.eventually("countdown resumed after the restart", func() (bool, string) {
-		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, ok := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && at.Equal(deadline), "pending " + at.String() + ", want " + deadline.String()
 	})
 	if got := clusterNames(f.binding("batch")); !slices.Equal(got, []string{sick}) {

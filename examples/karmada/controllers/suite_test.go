@@ -264,7 +264,7 @@ func (f *fixture) eventually(what string, cond func() (bool, string)) {
 }
 
 // waitPending waits until r holds a look at key, then returns its deadline.
-func (f *fixture) waitPending(what string, r *controllers.Rechecker, key client.ObjectKey) time.Time {
+func (f *fixture) waitPending(what string, r *controllers.Schedule, key client.ObjectKey) time.Time {
 	f.t.Helper()
 	var at time.Time
 	f.eventually(what+" scheduled", func() (bool, string) {

@@ -26,7 +26,7 @@ import (
 // whole fleet is unhealthy), and applies it with eviction.Evict. It lists
 // only the bindings on the cluster (BindingTargetClusterIndex) and never
 // re-lists every binding on a timer: the next look is a deadline in its
-// Rechecker.
+// result's RequeueAfter.
 type TaintManager struct {
 	Client client.Client
 	Clock  clock.PassiveClock
@@ -35,21 +35,24 @@ type TaintManager struct {
 	// DefaultTolerations are added to each binding's tolerations.
 	DefaultTolerations failover.DefaultTolerationsConfig
 	// Pacer paces evictions across the fleet; its clock must be Clock.
-	Pacer   eviction.Pacer
-	Recheck *Rechecker
-	Events  *EventSink
+	Pacer eviction.Pacer
+	// Rules caches compiled state-preservation rules; nil compiles each time.
+	Rules *RuleCache
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the taint manager and its Rechecker.
+// SetupWithManager registers the taint manager.
 func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, &clusterv1alpha1.Cluster{}, m.Recheck, m)
+	return setupController(mgr, name, &clusterv1alpha1.Cluster{}, m.Clock, m)
 }
 
 // Reconcile plans one cluster.
 func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cluster := &clusterv1alpha1.Cluster{}
 	if err := m.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
-		m.Recheck.Cancel(req.NamespacedName)
+		m.Schedule.Forget(req.NamespacedName)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if err := m.observeFleet(ctx, cluster); err != nil {
@@ -111,8 +114,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			return reconcile.Result{}, err
 		}
 	}
-	m.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return m.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
 // observeFleet gives the pacer the health of every cluster so it can pick
@@ -154,7 +156,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover
 		refusal, refusalReason, outcome = nil, "", ""
 		var state map[string]string
 		if sp != nil && sp.StatePreservation != nil {
-			s, err := extractState(sp.StatePreservation, bindingStatus(b), cluster)
+			s, err := extractState(m.Rules, sp.StatePreservation, bindingStatus(b), cluster)
 			if err != nil {
 				refusal, refusalReason = fmt.Errorf("eviction from %s waits: %w", cluster, err), "StatePreservationFailed"
 				return false
