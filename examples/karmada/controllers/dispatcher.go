@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
@@ -50,6 +53,12 @@ type WorkDispatcher struct {
 	// InjectState injects preserved state into new clusters' manifests; nil
 	// injects nothing.
 	InjectState StateInjector
+	// Assess holds the escape timeout for an unreachable old cluster under
+	// Directly (DirectlyEscapeTimeout).
+	Assess eviction.AssessOptions
+
+	mu   sync.Mutex
+	held map[types.NamespacedName][]string
 }
 
 // SetupWithManager registers the dispatcher: it reconciles bindings and
@@ -108,25 +117,105 @@ func (d *WorkDispatcher) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 		}
 	}
 
+	now := d.Clock.Now()
+	purges, err := d.recordDirectlyPurges(ctx, rb, now)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	template, err := d.template(ctx, rb)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	desired := dispatchClusters(rb)
+	// Old copies go first: a Directly purge deletes its Work now.
+	if err := d.removeStaleWorks(ctx, rb, desired); err != nil {
+		return ctrl.Result{}, err
+	}
+	works, err := d.works(ctx, rb)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	hasWork := func(cluster string) bool {
+		return slices.ContainsFunc(works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(cluster) })
+	}
+	oldWorkExists := func(cluster string) bool {
+		return hasWork(cluster) && !slices.ContainsFunc(desired, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == cluster })
+	}
+	unreachable := func(cluster string) bool { return d.unreachable(ctx, cluster) }
+	carriers := append(toTasks(bindingSpec(rb).GracefulEvictionTasks), purgeCarriers(purges)...)
+	var held []string
+	var until time.Time
+	created := map[string]bool{}
 	for _, tc := range desired {
-		if err := d.ensureWork(ctx, rb, template, tc); err != nil {
+		if !hasWork(tc.Name) {
+			gate := directlyGate(tc.Name, purges, oldWorkExists, unreachable, now, d.Assess)
+			if gate.Blocked {
+				held = append(held, tc.Name)
+				until = earliest(until, gate.Until)
+				continue
+			}
+			created[tc.Name] = true
+		}
+		if err := d.ensureWork(ctx, rb, template, tc, carriers); err != nil {
 			return ctrl.Result{}, fmt.Errorf("work for cluster %q: %w", tc.Name, err)
 		}
 	}
-	return ctrl.Result{}, d.removeStaleWorks(ctx, rb, desired)
+	d.setHeld(req.NamespacedName, held)
+	if len(held) > 0 {
+		d.Events.event(rb, corev1.EventTypeNormal, "DispatchHeld", "Works for %v wait until the old copies under purge mode Directly are gone", held)
+	}
+	if len(purges) > 0 {
+		if err := d.finishedPurges(ctx, rb, oldWorkExists, func(c string) bool { return hasWork(c) || created[c] }); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if until.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: max(until.Sub(now), dueNow)}, nil
+}
+
+// unreachable reports whether the cluster carries the unreachable taint:
+// its deletions cannot be confirmed.
+func (d *WorkDispatcher) unreachable(ctx context.Context, cluster string) bool {
+	cl := &clusterv1alpha1.Cluster{}
+	if err := d.Client.Get(ctx, types.NamespacedName{Name: cluster}, cl); err != nil {
+		return false
+	}
+	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == clusterv1alpha1.TaintClusterUnreachable })
+}
+
+// Held returns the clusters whose new Work the last reconcile of key held
+// back, for tests and diagnostics.
+func (d *WorkDispatcher) Held(key types.NamespacedName) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.held[key])
+}
+
+func (d *WorkDispatcher) setHeld(key types.NamespacedName, clusters []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.held == nil {
+		d.held = map[types.NamespacedName][]string{}
+	}
+	if len(clusters) == 0 {
+		delete(d.held, key)
+		return
+	}
+	d.held[key] = clusters
 }
 
 // dispatchClusters lists the clusters that get a Work: the targets, then the
-// clusters an eviction task still keeps the old copy on.
+// clusters a graceful eviction task still keeps the old copy on (not those
+// of a Directly task: its old copy goes first).
 func dispatchClusters(rb client.Object) []workv1alpha2.TargetCluster {
 	spec := bindingSpec(rb)
 	out := slices.Clone(spec.Clusters)
 	for _, t := range spec.GracefulEvictionTasks {
+		if isDirectly(&t) {
+			continue
+		}
 		if !slices.ContainsFunc(out, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == t.FromCluster }) {
 			out = append(out, workv1alpha2.TargetCluster{Name: t.FromCluster, Replicas: ptr.Deref(t.Replicas, 0)})
 		}
@@ -147,7 +236,7 @@ func (d *WorkDispatcher) template(ctx context.Context, rb client.Object) (*unstr
 // manifestFor is the template as the member cluster should receive it: no
 // server-set fields, no status, the cluster's replica share, and the state
 // preserved for it.
-func (d *WorkDispatcher) manifestFor(rb client.Object, template *unstructured.Unstructured, tc workv1alpha2.TargetCluster) (runtime.RawExtension, error) {
+func (d *WorkDispatcher) manifestFor(template *unstructured.Unstructured, tc workv1alpha2.TargetCluster, carriers []eviction.GracefulEvictionTask) (runtime.RawExtension, error) {
 	m := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": template.GetAPIVersion(),
 		"kind":       template.GetKind(),
@@ -167,7 +256,7 @@ func (d *WorkDispatcher) manifestFor(rb client.Object, template *unstructured.Un
 		}
 	}
 	if d.InjectState != nil {
-		if err := d.InjectState(m, tc.Name, toTasks(bindingSpec(rb).GracefulEvictionTasks)); err != nil {
+		if err := d.InjectState(m, tc.Name, carriers); err != nil {
 			return runtime.RawExtension{}, fmt.Errorf("inject preserved state: %w", err)
 		}
 	}
@@ -189,9 +278,9 @@ func (d *WorkDispatcher) ensureNamespace(ctx context.Context, name string) error
 	return nil
 }
 
-func (d *WorkDispatcher) ensureWork(ctx context.Context, rb client.Object, template *unstructured.Unstructured, tc workv1alpha2.TargetCluster) error {
+func (d *WorkDispatcher) ensureWork(ctx context.Context, rb client.Object, template *unstructured.Unstructured, tc workv1alpha2.TargetCluster, carriers []eviction.GracefulEvictionTask) error {
 	s := toSuspension(bindingSpec(rb).Suspension)
-	manifest, err := d.manifestFor(rb, template, tc)
+	manifest, err := d.manifestFor(template, tc, carriers)
 	if err != nil {
 		return err
 	}

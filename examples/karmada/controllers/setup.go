@@ -132,7 +132,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 				Schedule: NewSchedule(), Events: events,
 			},
 			Dispatcher: &WorkDispatcher{
-				Client: c, Clock: clk, Kind: kind, Events: events,
+				Client: c, Clock: clk, Kind: kind, Events: events, Assess: cfg.Assess,
 				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
 			},
 		}
