@@ -101,11 +101,11 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 	plan := m.Planner.Plan(taints, bindings, now)
 	next := plan.NextCheck
 	for _, ev := range plan.Evict {
-		if !m.Pacer.TryAccept(cluster.Spec.Zone) {
+		if !m.Pacer.TryAccept(clusterZone(cluster)) {
 			// Out of budget (or stopped in a full disruption): look again
 			// when a token is due; a stopped pacer is woken by the next
 			// cluster health change.
-			if at, ok := m.Pacer.When(cluster.Spec.Zone); ok {
+			if at, ok := m.Pacer.When(clusterZone(cluster)); ok {
 				next = earliest(next, at)
 			}
 			break
@@ -130,7 +130,7 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 		cl := &clusters.Items[i]
 		views[i] = eviction.ClusterHealthView{
 			Name:    cl.Name,
-			Zone:    cl.Spec.Zone,
+			Zone:    clusterZone(cl),
 			Healthy: meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady),
 		}
 	}
@@ -183,4 +183,13 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover
 		m.Events.event(b, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, planned.Message)
 	}
 	return nil
+}
+
+// clusterZone is the zone the pacer counts a cluster in: spec.zone, or the
+// first of spec.zones (Karmada's API server moves a lone zone there).
+func clusterZone(cl *clusterv1alpha1.Cluster) string {
+	if cl.Spec.Zone != "" || len(cl.Spec.Zones) == 0 {
+		return cl.Spec.Zone
+	}
+	return cl.Spec.Zones[0]
 }
