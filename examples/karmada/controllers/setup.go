@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
@@ -45,6 +46,39 @@ type Config struct {
 	// NamePrefix prefixes the controllers' names (several managers in one
 	// process, as in tests).
 	NamePrefix string
+	// ProbeInterval is how often push-mode clusters are probed; zero is
+	// DefaultProbeInterval.
+	ProbeInterval time.Duration
+	// Controllers selects the controllers to run, as
+	// karmada-controller-manager's --controllers does: "*" runs every
+	// controller, "name" runs one, "-name" leaves one out; empty is "*".
+	// Names: ControllerNames.
+	Controllers []string
+}
+
+// ControllerNames lists the controllers Setup can register, by the names
+// Config.Controllers uses.
+func ControllerNames() []string {
+	return []string{"clusterHealth", "taintManager", "gracefulEviction", "applicationFailover", "failoverScheduler", "workDispatcher"}
+}
+
+// controllerEnabled applies Config.Controllers to name.
+func controllerEnabled(name string, selection []string) bool {
+	if len(selection) == 0 {
+		return true
+	}
+	enabled := false
+	for _, s := range selection {
+		switch s {
+		case name:
+			return true
+		case "-" + name:
+			return false
+		case "*":
+			enabled = true
+		}
+	}
+	return enabled
 }
 
 // BindingControllers are the reconcilers of one binding kind.
@@ -94,7 +128,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		ClusterHealth: &ClusterHealthController{
 			Client: c, Clock: clk,
 			Tracker: failover.NewClusterHealthTracker(clk, cfg.ClusterHealth),
-			Taints:  cfg.ClusterTaints, Prober: cfg.Prober,
+			Taints:  cfg.ClusterTaints, Prober: cfg.Prober, ProbeInterval: cfg.ProbeInterval,
 			Schedule: NewSchedule(), Events: events,
 		},
 		TaintManager: &TaintManager{
@@ -105,9 +139,12 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			Schedule:           NewSchedule(), Events: events,
 		},
 	}
-	setups := map[string]func(manager.Manager, string) error{
-		"cluster-health": out.ClusterHealth.SetupWithManager,
-		"taint-manager":  out.TaintManager.SetupWithManager,
+	setups := map[string]func(manager.Manager, string) error{}
+	if controllerEnabled("clusterHealth", cfg.Controllers) {
+		setups["cluster-health"] = out.ClusterHealth.SetupWithManager
+	}
+	if controllerEnabled("taintManager", cfg.Controllers) {
+		setups["taint-manager"] = out.TaintManager.SetupWithManager
 	}
 	registry := health.NewRegistry(cfg.Health)
 	rules := NewRuleCache()
@@ -136,10 +173,16 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
 			},
 		}
-		setups[prefix+"graceful-eviction"] = bc.GracefulEviction.SetupWithManager
-		setups[prefix+"application-failover"] = bc.ApplicationFailover.SetupWithManager
-		setups[prefix+"failover-scheduler"] = bc.Scheduler.SetupWithManager
-		setups[prefix+"work-dispatcher"] = bc.Dispatcher.SetupWithManager
+		for n, setup := range map[string]func(manager.Manager, string) error{
+			"gracefulEviction":    bc.GracefulEviction.SetupWithManager,
+			"applicationFailover": bc.ApplicationFailover.SetupWithManager,
+			"failoverScheduler":   bc.Scheduler.SetupWithManager,
+			"workDispatcher":      bc.Dispatcher.SetupWithManager,
+		} {
+			if controllerEnabled(n, cfg.Controllers) {
+				setups[prefix+n] = setup
+			}
+		}
 	}
 	for n, setup := range setups {
 		if err := setup(mgr, name(n)); err != nil {
