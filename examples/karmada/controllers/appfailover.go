@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,63 +13,65 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
-
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
-// ApplicationHealthRecordsAnnotation holds the application failover
-// detector's records of a binding (unhealthy-since and settled, per
-// cluster, as JSON). They live on the binding, so a restarted controller
-// neither restarts nor skips a toleration countdown (Karmada #7171).
-const ApplicationHealthRecordsAnnotation = "failover.fleetover.io/application-health"
-
 // ApplicationFailoverController moves a workload off a cluster where it
-// stays unhealthy. Per binding it asks failover.DetectApplicationFailure
-// (preconditions, toleration countdown, Unknown handling), applies each
-// eviction with eviction.Evict, carrying the state the policy preserves
-// (package preservation), and records it in the binding's eviction history
-// so the scheduler keeps the workload away for BlockPredecessorSeconds.
+// stays unhealthy. Per binding of its Kind it asks
+// failover.DetectApplicationFailure (preconditions, toleration countdown,
+// Unknown handling), applies each eviction with eviction.Evict, carrying the
+// state the policy preserves (package preservation), and records it in the
+// binding's eviction history (EvictionHistoryAnnotation) so the scheduler
+// keeps the workload away for blockPredecessorSeconds.
 type ApplicationFailoverController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Kind is the binding kind it reconciles.
+	Kind BindingKind
 	// Detector configures the detector (Karmada-compatible switches).
 	Detector failover.DetectorConfig
 	// Health interprets a cluster's status when the aggregated status
 	// carries no health; nil leaves such a cluster Unknown.
-	Health  *health.Registry
-	Recheck *Rechecker
-	Events  *EventSink
+	Health *health.Registry
+	// Rules caches compiled state-preservation rules; nil compiles each time.
+	Rules *RuleCache
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the controller and its Rechecker.
+// SetupWithManager registers the controller.
 func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, &workv1alpha2.ResourceBinding{}, a.Recheck, a)
+	return setupController(mgr, name, a.Kind.NewObject(), a.Clock, a)
 }
 
 // workloadHealth is the health view of the binding's aggregated status:
-// the collected health, or the registry's reading of the collected status.
-func (a *ApplicationFailoverController) workloadHealth(rb *workv1alpha2.ResourceBinding) []failover.ObservedHealth {
-	out := make([]failover.ObservedHealth, 0, len(rb.Status.AggregatedStatus))
-	for i := range rb.Status.AggregatedStatus {
-		item := &rb.Status.AggregatedStatus[i]
-		status := health.Status(item.Health)
-		if !status.IsValid() {
-			status = a.interpret(rb, item)
+// the collected health, or the registry's reading of the collected status,
+// with the first-collection time and settled flag from obs.
+func (a *ApplicationFailoverController) workloadHealth(spec *workv1alpha2.ResourceBindingSpec, status *workv1alpha2.ResourceBindingStatus, obs []StatusObservation) []failover.ObservedHealth {
+	out := make([]failover.ObservedHealth, 0, len(status.AggregatedStatus))
+	for i := range status.AggregatedStatus {
+		item := &status.AggregatedStatus[i]
+		st := health.Status(item.Health)
+		if !st.IsValid() {
+			st = a.interpret(spec, item)
 		}
-		out = append(out, failover.ObservedHealth{
-			ClusterName:    item.ClusterName,
-			Status:         status,
-			CollectedSince: item.CreationTimestamp,
-			Settled:        item.Settled,
-		})
+		wh := failover.ObservedHealth{ClusterName: item.ClusterName, Status: st}
+		for _, o := range obs {
+			if o.ClusterName == item.ClusterName {
+				wh.CollectedSince, wh.Settled = o.FirstCollected, o.Settled
+			}
+		}
+		out = append(out, wh)
 	}
 	return out
 }
 
-func (a *ApplicationFailoverController) interpret(rb *workv1alpha2.ResourceBinding, item *workv1alpha2.AggregatedStatusItem) health.Status {
+func (a *ApplicationFailoverController) interpret(spec *workv1alpha2.ResourceBindingSpec, item *workv1alpha2.AggregatedStatusItem) health.Status {
 	if a.Health == nil || item.Status == nil || len(item.Status.Raw) == 0 {
 		return health.Unknown
 	}
@@ -77,94 +80,112 @@ func (a *ApplicationFailoverController) interpret(rb *workv1alpha2.ResourceBindi
 		return health.Unknown
 	}
 	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": rb.Spec.Resource.APIVersion,
-		"kind":       rb.Spec.Resource.Kind,
+		"apiVersion": spec.Resource.APIVersion,
+		"kind":       spec.Resource.Kind,
 		"status":     status,
 	}}
 	return a.Health.Interpret(obj).Status
 }
 
-func decodeRecords(rb *workv1alpha2.ResourceBinding) []failover.WorkloadHealthRecord {
-	raw, ok := rb.Annotations[ApplicationHealthRecordsAnnotation]
-	if !ok {
-		return nil
-	}
-	var recs []failover.WorkloadHealthRecord
-	if err := json.Unmarshal([]byte(raw), &recs); err != nil {
-		// A damaged record restarts the countdown rather than guessing.
-		return nil
-	}
-	return recs
-}
-
-func encodeRecords(rb *workv1alpha2.ResourceBinding, recs []failover.WorkloadHealthRecord) {
-	if len(recs) == 0 {
-		delete(rb.Annotations, ApplicationHealthRecordsAnnotation)
-		return
-	}
-	raw, _ := json.Marshal(recs)
-	if rb.Annotations == nil {
-		rb.Annotations = map[string]string{}
-	}
-	rb.Annotations[ApplicationHealthRecordsAnnotation] = string(raw)
+// appDecision is what one reconcile decided, kept outside the conflict
+// retries so that its events are recorded once.
+type appDecision struct {
+	next     time.Time
+	evicted  []failover.ApplicationEviction
+	warnings []string
+	invalid  error
 }
 
 // Reconcile decides for one binding.
 func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	now := a.Clock.Now()
-	var next time.Time
-	var evicted []failover.ApplicationEviction
-	err := updateBinding(ctx, a.Client, req.NamespacedName, func(rb *workv1alpha2.ResourceBinding) bool {
-		next, evicted = time.Time{}, nil
-		if !rb.DeletionTimestamp.IsZero() {
+	rb := a.Kind.NewObject()
+	rb.SetNamespace(req.Namespace)
+	rb.SetName(req.Name)
+	var d appDecision
+	err := patchObject(ctx, a.Client, rb, func(client.Object) bool {
+		d = appDecision{}
+		if !rb.GetDeletionTimestamp().IsZero() {
+			return false
+		}
+		spec, status := bindingSpec(rb), bindingStatus(rb)
+		fb, err := failoverPolicy(ctx, a.Client, rb)
+		if err != nil {
+			d.invalid = err
 			return false
 		}
 		var policy *failover.ApplicationFailoverBehavior
-		if rb.Spec.Failover != nil {
-			policy = rb.Spec.Failover.Application
+		if fb != nil {
+			policy = fb.Application
+		}
+		changed := false
+		obs, err := decodeStatusObservations(rb.GetAnnotations())
+		if err != nil {
+			d.warnings = append(d.warnings, err.Error())
+		}
+		items := make([]statusItem, len(status.AggregatedStatus))
+		for i, it := range status.AggregatedStatus {
+			items[i] = statusItem{cluster: it.ClusterName, healthy: it.Health == workv1alpha2.ResourceHealthy}
+		}
+		obs = observeStatus(obs, items, now)
+		if policy != nil && setStatusObservations(rb, obs) {
+			changed = true
+		}
+		records, err := decodeRecords(rb.GetAnnotations())
+		if err != nil {
+			// A damaged record restarts the countdown rather than guessing.
+			d.warnings = append(d.warnings, err.Error())
 		}
 		// Failover is paused where dispatching is suspended (dispatch suspension pauses failover).
-		clusters := make([]string, 0, len(rb.Spec.Clusters))
-		for _, name := range targetNames(rb) {
-			if !suspension.FailoverPaused(rb.Spec.Suspension, name) {
+		clusters := make([]string, 0, len(spec.Clusters))
+		for _, name := range targetNames(spec) {
+			if !suspension.FailoverPaused(toSuspension(spec.Suspension), name) {
 				clusters = append(clusters, name)
 			}
 		}
 		det, err := failover.DetectApplicationFailure(failover.DetectorInput{
 			Policy:   policy,
 			Clusters: clusters,
-			Health:   a.workloadHealth(rb),
-			Records:  decodeRecords(rb),
+			Health:   a.workloadHealth(spec, status, obs),
+			Records:  records,
 		}, now, a.Detector)
 		if err != nil {
-			a.Events.event(rb, corev1.EventTypeWarning, "InvalidFailoverPolicy", "%v", err)
+			d.invalid = err
 			return false
 		}
-		next = det.NextCheck
-		changed := false
+		d.next = det.NextCheck
+		history, err := decodeEvictionHistory(rb.GetAnnotations())
+		if err != nil {
+			d.warnings = append(d.warnings, err.Error())
+		}
 		for _, e := range det.Evictions {
 			var state map[string]string
 			if policy.StatePreservation != nil {
-				s, err := extractState(policy.StatePreservation, rb, e.FromCluster)
+				s, err := extractState(a.Rules, policy.StatePreservation, status, e.FromCluster)
 				if err != nil {
-					a.Events.event(rb, corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", e.FromCluster, err)
+					d.warnings = append(d.warnings, fmt.Sprintf("eviction from %s waits: %v", e.FromCluster, err))
 					continue
 				}
 				state = s
 			}
-			_, ok, err := evictInto(rb, e.Eviction(state))
+			_, ok, err := evictInto(spec, e.Eviction(state))
 			if err != nil {
-				a.Events.event(rb, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
+				d.warnings = append(d.warnings, err.Error())
 				continue
 			}
 			if ok {
-				rb.Spec.ActiveEvictionHistory.Record(e.FromCluster, now)
-				evicted = append(evicted, e)
+				history.Record(e.FromCluster, now)
+				d.evicted = append(d.evicted, e)
 				changed = true
 			}
 		}
-		if det.RecordsChanged || changed {
-			encodeRecords(rb, det.Records)
+		if len(d.evicted) > 0 {
+			setEvictionHistory(rb, history)
+		}
+		// The detector keeps a proposed eviction's record until the
+		// cluster leaves the targets, so its records are saved as they
+		// come back: an eviction that waits keeps its countdown.
+		if setRecords(rb, det.Records) {
 			changed = true
 		}
 		return changed
@@ -172,11 +193,14 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	for _, e := range evicted {
-		rb := &workv1alpha2.ResourceBinding{}
-		rb.Namespace, rb.Name = req.Namespace, req.Name
+	if d.invalid != nil {
+		a.Events.event(rb, corev1.EventTypeWarning, "InvalidFailoverPolicy", "%v", d.invalid)
+	}
+	for _, w := range d.warnings {
+		a.Events.event(rb, corev1.EventTypeWarning, "ApplicationFailoverWaits", "%s", w)
+	}
+	for _, e := range d.evicted {
 		a.Events.event(rb, corev1.EventTypeWarning, e.Reason, "evicted from cluster %s: %s", e.FromCluster, e.Message)
 	}
-	a.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return a.Schedule.Result(req.NamespacedName, now, d.next), nil
 }

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -20,16 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+
 	"github.com/fleetover/fleetover/failover"
-
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
 )
-
-// ClusterHealthStateAnnotation holds the health tracker's state of a
-// cluster (failover.ClusterHealthState as JSON). A restarted controller
-// imports it, so a debounce or a silence countdown in progress continues
-// instead of starting over (Karmada #7408).
-const ClusterHealthStateAnnotation = "failover.fleetover.io/cluster-health"
 
 // DefaultProbeInterval is how often a push-mode cluster is probed.
 const DefaultProbeInterval = 10 * time.Second
@@ -65,28 +58,25 @@ type ClusterHealthController struct {
 	Prober Prober
 	// ProbeInterval defaults to DefaultProbeInterval.
 	ProbeInterval time.Duration
-	// Recheck schedules the next look at a cluster.
-	Recheck *Rechecker
-	Events  *EventSink
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the controller and its Rechecker.
+// SetupWithManager registers the controller.
 func (c *ClusterHealthController) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(c.Recheck); err != nil {
-		return err
-	}
 	return ctrl.ControllerManagedBy(mgr).
 		Named(name).
 		// Status and annotation writes (ours) do not bump the generation:
 		// reacting to them would probe in a loop.
 		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
-		WatchesRawSource(c.Recheck.Source()).
+		WithOptions(controllerOptions(c.Clock)).
 		Complete(c)
 }
 
 func clusterOfLease(_ context.Context, o client.Object) []reconcile.Request {
-	if o.GetNamespace() != clusterv1alpha1.LeaseNamespace {
+	if o.GetNamespace() != ClusterLeaseNamespace {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: o.GetName()}}}
@@ -98,7 +88,7 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 	if err := c.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
 			c.Tracker.Forget(req.Name)
-			c.Recheck.Cancel(req.NamespacedName)
+			c.Schedule.Forget(req.NamespacedName)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -124,8 +114,7 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 	if cluster.Spec.SyncMode == clusterv1alpha1.Push {
 		next = earliest(next, now.Add(c.probeInterval()))
 	}
-	c.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return c.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
 func (c *ClusterHealthController) probeInterval() time.Duration {
@@ -145,15 +134,16 @@ func (c *ClusterHealthController) track(cluster *clusterv1alpha1.Cluster) error 
 		}
 		return nil
 	}
-	if raw, ok := cluster.Annotations[ClusterHealthStateAnnotation]; ok {
-		var st failover.ClusterHealthState
-		if err := json.Unmarshal([]byte(raw), &st); err == nil {
-			st.SyncMode = mode
-			if err := c.Tracker.Import(cluster.Name, st); err == nil {
-				return nil
-			}
+	st, err := decodeClusterHealthState(cluster.Annotations)
+	if err != nil {
+		c.Events.event(cluster, corev1.EventTypeWarning, "InvalidHealthState", "%v", err)
+	}
+	if st != nil {
+		st.SyncMode = mode
+		if err := c.Tracker.Import(cluster.Name, *st); err == nil {
+			return nil
 		}
-		// A damaged annotation is replaced by a fresh registration below.
+		// A damaged state is replaced by a fresh registration below.
 	}
 	c.Tracker.Register(cluster.Name, mode)
 	return nil
@@ -165,7 +155,7 @@ func (c *ClusterHealthController) observe(ctx context.Context, cluster *clusterv
 	switch cluster.Spec.SyncMode {
 	case clusterv1alpha1.Pull:
 		lease := &coordinationv1.Lease{}
-		err := c.Client.Get(ctx, types.NamespacedName{Namespace: clusterv1alpha1.LeaseNamespace, Name: cluster.Name}, lease)
+		err := c.Client.Get(ctx, types.NamespacedName{Namespace: ClusterLeaseNamespace, Name: cluster.Name}, lease)
 		if client.IgnoreNotFound(err) != nil {
 			return nil, err
 		}
@@ -205,7 +195,8 @@ func (c *ClusterHealthController) writeReady(ctx context.Context, name string, r
 		return nil
 	}
 	var flipped *metav1.Condition
-	err := updateClusterStatus(ctx, c.Client, name, func(cl *clusterv1alpha1.Cluster) bool {
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	err := patchStatus(ctx, c.Client, cl, func(client.Object) bool {
 		flipped = nil
 		prev := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 		if prev != nil && prev.Status == ready.Status && prev.Reason == ready.Reason && prev.Message == ready.Message &&
@@ -222,7 +213,6 @@ func (c *ClusterHealthController) writeReady(ctx context.Context, name string, r
 		return true
 	})
 	if err == nil && flipped != nil {
-		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		eventType := corev1.EventTypeNormal
 		if flipped.Status != metav1.ConditionTrue {
 			eventType = corev1.EventTypeWarning
@@ -237,32 +227,27 @@ func (c *ClusterHealthController) writeReady(ctx context.Context, name string, r
 // the taints change next without new input.
 func (c *ClusterHealthController) writeTaintsAndState(ctx context.Context, name string, now time.Time) (time.Time, error) {
 	var next time.Time
+	var taintErr error
 	state, _ := c.Tracker.Export(name)
-	raw, err := json.Marshal(state)
-	if err != nil {
-		return time.Time{}, err
-	}
-	err = updateCluster(ctx, c.Client, name, func(cl *clusterv1alpha1.Cluster) bool {
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	err := patchObject(ctx, c.Client, cl, func(client.Object) bool {
 		changed := false
 		diff, err := failover.ComputeClusterTaints(c.Taints, cl.Status.Conditions, cl.Spec.Taints, now)
-		if err != nil {
-			// The rest of the diff is still valid (see ErrMissingTransitionTime).
-			c.Events.event(cl, corev1.EventTypeWarning, "TaintComputation", "%v", err)
-		}
+		// The rest of the diff is still valid (see ErrMissingTransitionTime).
+		taintErr = err
 		next = diff.NextCheck
 		if diff.Changed {
 			cl.Spec.Taints = diff.Result
 			changed = true
 		}
-		if cl.Annotations[ClusterHealthStateAnnotation] != string(raw) {
-			if cl.Annotations == nil {
-				cl.Annotations = map[string]string{}
-			}
-			cl.Annotations[ClusterHealthStateAnnotation] = string(raw)
+		if setClusterHealthState(cl, state) {
 			changed = true
 		}
 		return changed
 	})
+	if err == nil && taintErr != nil {
+		c.Events.event(cl, corev1.EventTypeWarning, "TaintComputation", "%v", taintErr)
+	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("cluster %q taints: %w", name, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,11 +22,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/suspension"
-
-	workv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
 // StateInjector puts the preserved state of the binding's eviction tasks
@@ -41,6 +42,8 @@ type StateInjector func(manifest *unstructured.Unstructured, cluster string, tar
 // the preserved state to inject (package preservation).
 type WorkDispatcher struct {
 	Client client.Client
+	// Kind is the binding kind it reconciles.
+	Kind BindingKind
 	// Clock stamps the Dispatching condition's transition time.
 	Clock clock.PassiveClock
 	// Events receives a "DispatchingChanged" event when the Dispatching
@@ -49,6 +52,12 @@ type WorkDispatcher struct {
 	// InjectState injects preserved state into new clusters' manifests; nil
 	// injects nothing.
 	InjectState StateInjector
+	// Assess holds the escape timeout for an unreachable old cluster under
+	// Directly (DirectlyEscapeTimeout).
+	Assess eviction.AssessOptions
+
+	mu   sync.Mutex
+	held map[types.NamespacedName][]string
 }
 
 // SetupWithManager registers the dispatcher: it reconciles bindings and
@@ -56,55 +65,134 @@ type WorkDispatcher struct {
 func (d *WorkDispatcher) SetupWithManager(mgr ctrl.Manager, name string) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named(name).
-		For(&workv1alpha2.ResourceBinding{}).
-		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork)).
+		For(d.Kind.NewObject()).
+		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork(d.Kind))).
 		Complete(d)
 }
 
-func bindingOfWork(_ context.Context, o client.Object) []ctrl.Request {
-	a := o.GetAnnotations()
-	ns, name := a[BindingNamespaceAnnotation], a[BindingNameAnnotation]
-	if name == "" {
-		return nil
+// bindingOfWork maps a Work to its binding of kind, by the annotations
+// Karmada puts on Works.
+func bindingOfWork(kind BindingKind) handler.MapFunc {
+	return func(_ context.Context, o client.Object) []ctrl.Request {
+		a := o.GetAnnotations()
+		var key types.NamespacedName
+		if kind == ClusterResourceBindingKind {
+			key.Name = a[workv1alpha2.ClusterResourceBindingAnnotationKey]
+		} else {
+			key = types.NamespacedName{Namespace: a[workv1alpha2.ResourceBindingNamespaceAnnotationKey], Name: a[workv1alpha2.ResourceBindingNameAnnotationKey]}
+		}
+		if key.Name == "" {
+			return nil
+		}
+		return []ctrl.Request{{NamespacedName: key}}
 	}
-	return []ctrl.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+}
+
+// workMeta is the labels and annotations that tie a Work to its binding, as
+// Karmada sets them.
+func workMeta(rb client.Object) (labels, annotations map[string]string) {
+	labels = map[string]string{kindOf(rb).workLabel(): string(rb.GetUID())}
+	if kindOf(rb) == ClusterResourceBindingKind {
+		return labels, map[string]string{workv1alpha2.ClusterResourceBindingAnnotationKey: rb.GetName()}
+	}
+	return labels, map[string]string{
+		workv1alpha2.ResourceBindingNamespaceAnnotationKey: rb.GetNamespace(),
+		workv1alpha2.ResourceBindingNameAnnotationKey:      rb.GetName(),
+	}
 }
 
 // Reconcile brings the binding's Works in line with it.
 func (d *WorkDispatcher) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	rb := &workv1alpha2.ResourceBinding{}
+	rb := d.Kind.NewObject()
 	if err := d.Client.Get(ctx, req.NamespacedName, rb); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !rb.DeletionTimestamp.IsZero() {
+	if !rb.GetDeletionTimestamp().IsZero() {
 		return ctrl.Result{}, d.finalize(ctx, rb)
 	}
 	if !controllerutil.ContainsFinalizer(rb, BindingFinalizer) {
-		if err := d.updateBinding(ctx, rb, func(b *workv1alpha2.ResourceBinding) bool {
+		if err := patchObject(ctx, d.Client, rb, func(b client.Object) bool {
 			return controllerutil.AddFinalizer(b, BindingFinalizer)
 		}); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
 
+	now := d.Clock.Now()
 	template, err := d.template(ctx, rb)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	spec := bindingSpec(rb)
+	targets := toTargets(spec.Clusters)
+	tasks := toTasks(spec.GracefulEvictionTasks)
 	desired := dispatchClusters(rb)
+	// Old copies go first: a Directly task deletes its Work now.
+	if err := d.removeStaleWorks(ctx, rb, desired); err != nil {
+		return ctrl.Result{}, err
+	}
+	works, err := d.works(ctx, rb)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	old := oldCopies(ctx, d.Client, works)
+	var held []string
+	var until time.Time
 	for _, tc := range desired {
-		if err := d.ensureWork(ctx, rb, template, tc); err != nil {
+		if !slices.ContainsFunc(works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(tc.Name) }) {
+			if gate := eviction.DispatchBlocked(tc.Name, tasks, old, now, d.Assess); gate.Blocked {
+				held = append(held, tc.Name)
+				until = earliest(until, gate.Until)
+				continue
+			}
+		}
+		if err := d.ensureWork(ctx, rb, template, tc, targets, tasks); err != nil {
 			return ctrl.Result{}, fmt.Errorf("work for cluster %q: %w", tc.Name, err)
 		}
 	}
-	return ctrl.Result{}, d.removeStaleWorks(ctx, rb, desired)
+	d.setHeld(req.NamespacedName, held)
+	if len(held) > 0 {
+		d.Events.event(rb, corev1.EventTypeNormal, "DispatchHeld", "Works for %v wait until the old copies under purge mode Directly are gone", held)
+	}
+	if until.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: max(until.Sub(now), dueNow)}, nil
+}
+
+// Held returns the clusters whose new Work the last reconcile of key held
+// back, for tests and diagnostics.
+func (d *WorkDispatcher) Held(key types.NamespacedName) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.held[key])
+}
+
+func (d *WorkDispatcher) setHeld(key types.NamespacedName, clusters []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.held == nil {
+		d.held = map[types.NamespacedName][]string{}
+	}
+	if len(clusters) == 0 {
+		delete(d.held, key)
+		return
+	}
+	d.held[key] = clusters
 }
 
 // dispatchClusters lists the clusters that get a Work: the targets, then the
-// clusters an eviction task still keeps the old copy on.
-func dispatchClusters(rb *workv1alpha2.ResourceBinding) []workv1alpha2.TargetCluster {
-	out := slices.Clone(rb.Spec.Clusters)
-	for _, t := range rb.Spec.GracefulEvictionTasks {
+// clusters a graceful eviction task still keeps the old copy on (not those
+// whose old copy eviction.DeleteOldCopy says to delete: under Directly it
+// goes first, unless it is the last copy).
+func dispatchClusters(rb client.Object) []workv1alpha2.TargetCluster {
+	spec := bindingSpec(rb)
+	out := slices.Clone(spec.Clusters)
+	targets := toTargets(spec.Clusters)
+	for _, t := range toTasks(spec.GracefulEvictionTasks) {
+		if eviction.DeleteOldCopy(&t, targets) {
+			continue
+		}
 		if !slices.ContainsFunc(out, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == t.FromCluster }) {
 			out = append(out, workv1alpha2.TargetCluster{Name: t.FromCluster, Replicas: ptr.Deref(t.Replicas, 0)})
 		}
@@ -112,8 +200,8 @@ func dispatchClusters(rb *workv1alpha2.ResourceBinding) []workv1alpha2.TargetClu
 	return out
 }
 
-func (d *WorkDispatcher) template(ctx context.Context, rb *workv1alpha2.ResourceBinding) (*unstructured.Unstructured, error) {
-	ref := rb.Spec.Resource
+func (d *WorkDispatcher) template(ctx context.Context, rb client.Object) (*unstructured.Unstructured, error) {
+	ref := bindingSpec(rb).Resource
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
 	if err := d.Client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
@@ -125,7 +213,7 @@ func (d *WorkDispatcher) template(ctx context.Context, rb *workv1alpha2.Resource
 // manifestFor is the template as the member cluster should receive it: no
 // server-set fields, no status, the cluster's replica share, and the state
 // preserved for it.
-func (d *WorkDispatcher) manifestFor(rb *workv1alpha2.ResourceBinding, template *unstructured.Unstructured, tc workv1alpha2.TargetCluster) (runtime.RawExtension, error) {
+func (d *WorkDispatcher) manifestFor(template *unstructured.Unstructured, tc workv1alpha2.TargetCluster, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) (runtime.RawExtension, error) {
 	m := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": template.GetAPIVersion(),
 		"kind":       template.GetKind(),
@@ -145,7 +233,7 @@ func (d *WorkDispatcher) manifestFor(rb *workv1alpha2.ResourceBinding, template 
 		}
 	}
 	if d.InjectState != nil {
-		if err := d.InjectState(m, tc.Name, targetsOf(rb), rb.Spec.GracefulEvictionTasks); err != nil {
+		if err := d.InjectState(m, tc.Name, targets, tasks); err != nil {
 			return runtime.RawExtension{}, fmt.Errorf("inject preserved state: %w", err)
 		}
 	}
@@ -167,9 +255,9 @@ func (d *WorkDispatcher) ensureNamespace(ctx context.Context, name string) error
 	return nil
 }
 
-func (d *WorkDispatcher) ensureWork(ctx context.Context, rb *workv1alpha2.ResourceBinding, template *unstructured.Unstructured, tc workv1alpha2.TargetCluster) error {
-	s := rb.Spec.Suspension
-	manifest, err := d.manifestFor(rb, template, tc)
+func (d *WorkDispatcher) ensureWork(ctx context.Context, rb client.Object, template *unstructured.Unstructured, tc workv1alpha2.TargetCluster, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) error {
+	s := toSuspension(bindingSpec(rb).Suspension)
+	manifest, err := d.manifestFor(template, tc, targets, tasks)
 	if err != nil {
 		return err
 	}
@@ -179,44 +267,42 @@ func (d *WorkDispatcher) ensureWork(ctx context.Context, rb *workv1alpha2.Resour
 	}
 	suspended := !suspension.ShouldDispatch(s, tc.Name)
 
-	work := &workv1alpha1.Work{}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		err := d.Client.Get(ctx, key, work)
-		if apierrors.IsNotFound(err) {
-			// A new Work is created even while suspended, marked so: the
-			// execution side applies nothing until the resume.
-			work = &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{
-				Namespace:   key.Namespace,
-				Name:        key.Name,
-				Labels:      map[string]string{BindingPermanentIDLabel: string(rb.UID)},
-				Annotations: map[string]string{BindingNamespaceAnnotation: rb.Namespace, BindingNameAnnotation: rb.Name},
-			}}
-			work.Spec.Workload.Manifests = []workv1alpha1.Manifest{{RawExtension: manifest}}
-			work.Spec.SuspendDispatching = suspendFlag(suspended)
-			return d.Client.Create(ctx, work)
+	work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	err = d.Client.Get(ctx, key, work)
+	switch {
+	case apierrors.IsNotFound(err):
+		// A new Work is created even while suspended, marked so: the
+		// execution side applies nothing until the resume.
+		labels, annotations := workMeta(rb)
+		work = &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{
+			Namespace: key.Namespace, Name: key.Name, Labels: labels, Annotations: annotations,
+		}}
+		work.Spec.Workload.Manifests = []workv1alpha1.Manifest{{RawExtension: manifest}}
+		work.Spec.SuspendDispatching = suspendFlag(suspended)
+		if err := d.Client.Create(ctx, work, FieldOwner); err != nil {
+			return err
 		}
+	case err != nil:
+		return err
+	default:
+		err := patchObject(ctx, d.Client, work, func(client.Object) bool {
+			changed := false
+			if !ptr.Equal(work.Spec.SuspendDispatching, suspendFlag(suspended)) {
+				work.Spec.SuspendDispatching = suspendFlag(suspended)
+				changed = true
+			}
+			// While suspended the Work keeps what was last dispatched: the
+			// change waits for the resume.
+			if suspension.Decide(s, tc.Name, suspension.OperationApply) == suspension.ActionProceed &&
+				!manifestsEqual(work.Spec.Workload.Manifests, manifest) {
+				work.Spec.Workload.Manifests = []workv1alpha1.Manifest{{RawExtension: manifest}}
+				changed = true
+			}
+			return changed
+		})
 		if err != nil {
 			return err
 		}
-		changed := false
-		if !ptr.Equal(work.Spec.SuspendDispatching, suspendFlag(suspended)) {
-			work.Spec.SuspendDispatching = suspendFlag(suspended)
-			changed = true
-		}
-		// While suspended the Work keeps what was last dispatched: the
-		// change waits for the resume.
-		if suspension.Decide(s, tc.Name, suspension.OperationApply) == suspension.ActionProceed &&
-			!manifestsEqual(work.Spec.Workload.Manifests, manifest) {
-			work.Spec.Workload.Manifests = []workv1alpha1.Manifest{{RawExtension: manifest}}
-			changed = true
-		}
-		if !changed {
-			return nil
-		}
-		return d.Client.Update(ctx, work)
-	})
-	if err != nil {
-		return err
 	}
 	return d.setDispatchingCondition(ctx, key, s, tc.Name)
 }
@@ -244,40 +330,32 @@ func manifestsEqual(have []workv1alpha1.Manifest, want runtime.RawExtension) boo
 // setDispatchingCondition writes the Work's Dispatching condition only when
 // it changes, and records an event only when its status flips.
 func (d *WorkDispatcher) setDispatchingCondition(ctx context.Context, key types.NamespacedName, s *suspension.Suspension, cluster string) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		work := &workv1alpha1.Work{}
-		if err := d.Client.Get(ctx, key, work); err != nil {
-			return err
-		}
-		update := suspension.SetDispatchingCondition(&work.Status.Conditions, s, cluster, work.Generation, d.Clock.Now())
-		if !update.Changed {
-			return nil
-		}
-		if err := d.Client.Status().Update(ctx, work); err != nil {
-			return err
-		}
-		if update.Transitioned {
-			reason := suspension.ReasonDispatching
-			if update.Suspended {
-				reason = suspension.ReasonSuspendDispatching
-			}
-			d.Events.event(work, corev1.EventTypeNormal, reason, "Dispatching to cluster %s: suspended=%t", cluster, update.Suspended)
-		}
-		return nil
+	var update suspension.ConditionUpdate
+	work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	err := patchStatus(ctx, d.Client, work, func(client.Object) bool {
+		update = suspension.SetDispatchingCondition(&work.Status.Conditions, s, cluster, work.Generation, d.Clock.Now())
+		return update.Changed
 	})
+	if err != nil {
+		return err
+	}
+	if update.Transitioned {
+		reason := suspension.ReasonDispatching
+		if update.Suspended {
+			reason = suspension.ReasonSuspendDispatching
+		}
+		d.Events.event(work, corev1.EventTypeNormal, reason, "Dispatching to cluster %s: suspended=%t", cluster, update.Suspended)
+	}
+	return nil
 }
 
-func (d *WorkDispatcher) works(ctx context.Context, rb *workv1alpha2.ResourceBinding) ([]workv1alpha1.Work, error) {
-	list := &workv1alpha1.WorkList{}
-	if err := d.Client.List(ctx, list, client.MatchingLabels{BindingPermanentIDLabel: string(rb.UID)}); err != nil {
-		return nil, err
-	}
-	return list.Items, nil
+func (d *WorkDispatcher) works(ctx context.Context, rb client.Object) ([]workv1alpha1.Work, error) {
+	return bindingWorks(ctx, d.Client, rb)
 }
 
 // removeStaleWorks deletes the Works of clusters the binding left. Deletion
 // is never held by a suspension.
-func (d *WorkDispatcher) removeStaleWorks(ctx context.Context, rb *workv1alpha2.ResourceBinding, desired []workv1alpha2.TargetCluster) error {
+func (d *WorkDispatcher) removeStaleWorks(ctx context.Context, rb client.Object, desired []workv1alpha2.TargetCluster) error {
 	works, err := d.works(ctx, rb)
 	if err != nil {
 		return err
@@ -287,7 +365,7 @@ func (d *WorkDispatcher) removeStaleWorks(ctx context.Context, rb *workv1alpha2.
 		if !ok || slices.ContainsFunc(desired, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == cluster }) {
 			continue
 		}
-		if suspension.Decide(rb.Spec.Suspension, cluster, suspension.OperationDelete) != suspension.ActionProceed {
+		if suspension.Decide(toSuspension(bindingSpec(rb).Suspension), cluster, suspension.OperationDelete) != suspension.ActionProceed {
 			continue
 		}
 		if err := d.Client.Delete(ctx, &works[i]); client.IgnoreNotFound(err) != nil {
@@ -299,21 +377,14 @@ func (d *WorkDispatcher) removeStaleWorks(ctx context.Context, rb *workv1alpha2.
 
 // finalize deletes every Work of a binding being deleted, suspended or not,
 // then lets the binding go.
-func (d *WorkDispatcher) finalize(ctx context.Context, rb *workv1alpha2.ResourceBinding) error {
+func (d *WorkDispatcher) finalize(ctx context.Context, rb client.Object) error {
 	if !controllerutil.ContainsFinalizer(rb, BindingFinalizer) {
 		return nil
 	}
 	if err := d.removeStaleWorks(ctx, rb, nil); err != nil {
 		return err
 	}
-	return d.updateBinding(ctx, rb, func(b *workv1alpha2.ResourceBinding) bool {
+	return patchObject(ctx, d.Client, rb, func(b client.Object) bool {
 		return controllerutil.RemoveFinalizer(b, BindingFinalizer)
 	})
-}
-
-// updateBinding applies mutate to the latest binding and writes it with
-// optimistic concurrency, reading again and retrying on a conflict so a
-// concurrent writer's change is kept, not overwritten (Karmada #7483).
-func (d *WorkDispatcher) updateBinding(ctx context.Context, rb *workv1alpha2.ResourceBinding, mutate func(*workv1alpha2.ResourceBinding) bool) error {
-	return updateBinding(ctx, d.Client, client.ObjectKeyFromObject(rb), mutate)
 }

@@ -18,17 +18,24 @@
 // Guarantees:
 //
 //   - Time comes from the injected clock only. "Look again at T" answers
-//     go into one eviction.DeadlineQueue per controller (Rechecker), driven
-//     by that clock, so a fake clock steps every countdown; nothing uses
-//     controller-runtime's wall-clock RequeueAfter.
+//     become controller-runtime's Result.RequeueAfter (Schedule); with a
+//     clock other than the real one, each controller's queue waits for it
+//     on that clock, so a test that steps a fake clock triggers the looks
+//     that fall due.
 //   - Every countdown is derived from persisted state: taint TimeAdded,
 //     condition transition times, task creation timestamps, eviction
 //     history, and two annotations holding the in-memory trackers' state
 //     (ClusterHealthStateAnnotation, ApplicationHealthRecordsAnnotation). A
 //     restart neither resets nor skips a countdown.
-//   - Every write carries the resourceVersion it read and is retried on a
-//     conflict against the fresh object (k8s.io/client-go/util/retry), so a
-//     concurrent writer's change is never overwritten.
+//   - Every write to an existing object is a JSON merge patch of the
+//     fields the controller changed, carrying the resourceVersion it read
+//     (client.MergeFromWithOptimisticLock), retried on a conflict against
+//     the fresh object: no field the controller does not know and no
+//     concurrent writer's change is lost.
+//   - They run on Karmada's own API types (github.com/karmada-io/api) and
+//     handle ResourceBinding and ClusterResourceBinding alike (BindingKind).
+//     What the design has and Karmada's API lacks travels in versioned,
+//     validated annotations (AnnotationSchemaVersion).
 //   - Deletion is never held back by a suspension: a binding's finalizer
 //     removes every Work, suspended or not.
 package controllers

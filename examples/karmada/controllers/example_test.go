@@ -3,9 +3,10 @@ package controllers_test
 import (
 	"fmt"
 
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 

@@ -5,46 +5,60 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover/health"
-
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
 // GracefulEvictionController judges the graceful eviction tasks of each
-// binding with eviction.Assess: it stamps new tasks, drops those whose old
-// copy may go (replacement healthy, grace period over, deletion allowed)
-// and keeps the last copy of a workload that has nowhere else to run. The
-// next look is the assessment's NextAssessment, in its Rechecker.
+// binding of its Kind with eviction.Assess: it stamps new tasks, drops those
+// whose old copy may go (replacement healthy, grace period over, deletion
+// allowed) and keeps the last copy of a workload that has nowhere else to
+// run. The next look is the assessment's NextAssessment, as the result's
+// RequeueAfter.
 type GracefulEvictionController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Kind is the binding kind it reconciles.
+	Kind BindingKind
 	// Options tune the assessment (global timeout, Karmada-compatible
 	// switches).
 	Options eviction.AssessOptions
-	Recheck *Rechecker
-	Events  *EventSink
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the controller and its Rechecker.
+// SetupWithManager registers the controller.
 func (g *GracefulEvictionController) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, &workv1alpha2.ResourceBinding{}, g.Recheck, g)
+	// A Directly task waits for its old Work to be gone: its deletion
+	// is an event for the binding.
+	return builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(g.Kind.NewObject()).
+		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork(g.Kind))).
+		WithOptions(controllerOptions(g.Clock)).
+		Complete(g)
 }
 
 // aggregatedHealth answers eviction's health question from the binding's
 // aggregated status.
-func aggregatedHealth(rb *workv1alpha2.ResourceBinding) eviction.HealthLookup {
+func aggregatedHealth(status *workv1alpha2.ResourceBindingStatus) eviction.HealthLookup {
 	return eviction.HealthLookupFunc(func(cluster string) health.Status {
-		for i := range rb.Status.AggregatedStatus {
-			item := &rb.Status.AggregatedStatus[i]
+		for i := range status.AggregatedStatus {
+			item := &status.AggregatedStatus[i]
 			if item.ClusterName == cluster {
-				switch health.Status(item.Health) {
+				switch h := health.Status(item.Health); h {
 				case health.Healthy, health.Unhealthy:
-					return health.Status(item.Health)
+					return h
 				}
 				return health.Unknown
 			}
@@ -57,41 +71,44 @@ func aggregatedHealth(rb *workv1alpha2.ResourceBinding) eviction.HealthLookup {
 func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	var assessment eviction.Assessment
 	now := g.Clock.Now()
-	err := updateBinding(ctx, g.Client, req.NamespacedName, func(rb *workv1alpha2.ResourceBinding) bool {
-		if len(rb.Spec.GracefulEvictionTasks) == 0 || !rb.DeletionTimestamp.IsZero() {
-			assessment = eviction.Assessment{}
+	rb := g.Kind.NewObject()
+	rb.SetNamespace(req.Namespace)
+	rb.SetName(req.Name)
+	if err := g.Client.Get(ctx, req.NamespacedName, rb); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	works, err := bindingWorks(ctx, g.Client, rb)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	old := oldCopies(ctx, g.Client, works)
+	err = patchObject(ctx, g.Client, rb, func(client.Object) bool {
+		assessment = eviction.Assessment{}
+		spec := bindingSpec(rb)
+		if len(spec.GracefulEvictionTasks) == 0 || !rb.GetDeletionTimestamp().IsZero() {
 			return false
 		}
-		targets := make([]eviction.TargetCluster, len(rb.Spec.Clusters))
-		for i, tc := range rb.Spec.Clusters {
-			targets[i] = eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
-		}
 		assessment = eviction.Assess(eviction.AssessInput{
-			Tasks:   rb.Spec.GracefulEvictionTasks,
-			Targets: targets,
+			Tasks:   toTasks(spec.GracefulEvictionTasks),
+			Targets: toTargets(spec.Clusters),
 			// Tasks and targets live in spec, so every change to them
 			// bumps the generation the scheduler must have observed.
-			SchedulerBehind: rb.Status.SchedulerObservedGeneration != rb.Generation,
-			Health:          aggregatedHealth(rb),
+			SchedulerBehind: bindingStatus(rb).SchedulerObservedGeneration != rb.GetGeneration(),
+			Health:          aggregatedHealth(bindingStatus(rb)),
+			OldCopies:       old,
 			Now:             now,
 		}, g.Options)
 		if !assessment.Changed() {
 			return false
 		}
-		rb.Spec.GracefulEvictionTasks = assessment.Kept
-		if len(rb.Spec.GracefulEvictionTasks) == 0 {
-			rb.Spec.GracefulEvictionTasks = nil
-		}
+		spec.GracefulEvictionTasks = fromTasks(assessment.Kept)
 		return true
 	})
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	for _, r := range assessment.Removed {
-		rb := &workv1alpha2.ResourceBinding{}
-		rb.Namespace, rb.Name = req.Namespace, req.Name
 		g.Events.event(rb, corev1.EventTypeNormal, string(r.Reason), "eviction task for cluster %s removed: %s", r.Task.FromCluster, r.Reason)
 	}
-	g.Recheck.Replace(req.NamespacedName, assessment.NextAssessment)
-	return reconcile.Result{}, nil
+	return g.Schedule.Result(req.NamespacedName, now, assessment.NextAssessment), nil
 }

@@ -18,11 +18,12 @@ import (
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/failover"
 
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -66,11 +67,11 @@ func (f *fixture) createCluster(name string, mode clusterv1alpha1.ClusterSyncMod
 func (f *fixture) renewLease(cluster string) {
 	f.t.Helper()
 	now := metav1.NewMicroTime(f.clock.Now())
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: clusterv1alpha1.LeaseNamespace}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: controllers.ClusterLeaseNamespace}}
 	if err := f.c.Create(f.ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		f.t.Fatal(err)
 	}
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: clusterv1alpha1.LeaseNamespace, Name: cluster}}
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: controllers.ClusterLeaseNamespace, Name: cluster}}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		err := f.c.Get(f.ctx, client.ObjectKeyFromObject(lease), lease)
 		if apierrors.IsNotFound(err) {
@@ -190,36 +191,26 @@ func (f *fixture) waitBinding(name, what string, cond func(*workv1alpha2.Resourc
 	var rb *workv1alpha2.ResourceBinding
 	f.eventually(what, func() (bool, string) {
 		rb = f.binding(name)
-		return cond(rb), fmt.Sprintf("clusters=%v tasks=%v history=%v generation=%d observed=%d",
-			clusterNames(rb), taskClusters(rb), rb.Spec.ActiveEvictionHistory, rb.Generation, rb.Status.SchedulerObservedGeneration)
+		return cond(rb), fmt.Sprintf("clusters=%v tasks=%v history=%s generation=%d observed=%d",
+			clusterNames(rb), taskClusters(rb), rb.Annotations[controllers.EvictionHistoryAnnotation], rb.Generation, rb.Status.SchedulerObservedGeneration)
 	})
 	return rb
 }
 
-// setHealth plays the status collector: it writes the workload's status and
-// health on each cluster into the binding's aggregated status. An item that
-// exists keeps its first-collection time.
+// setHealth plays Karmada's status collector: it writes the workload's
+// status and health on each cluster into the binding's aggregated status.
 func (f *fixture) setHealth(name string, items ...workv1alpha2.AggregatedStatusItem) {
 	f.t.Helper()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		rb := f.binding(name)
+		base := rb.DeepCopy()
 		var next []workv1alpha2.AggregatedStatusItem
 		for _, it := range items {
 			it.Applied = true
-			it.CreationTimestamp = metav1.NewTime(f.clock.Now())
-			for _, old := range rb.Status.AggregatedStatus {
-				if old.ClusterName == it.ClusterName {
-					it.CreationTimestamp = old.CreationTimestamp
-					it.Settled = old.Settled || it.Health == "Healthy"
-				}
-			}
-			if it.Health == "Healthy" {
-				it.Settled = true
-			}
 			next = append(next, it)
 		}
 		rb.Status.AggregatedStatus = next
-		return f.c.Status().Update(f.ctx, rb)
+		return f.c.Status().Patch(f.ctx, rb, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 	})
 	if err != nil {
 		f.t.Fatal(err)
@@ -227,7 +218,7 @@ func (f *fixture) setHealth(name string, items ...workv1alpha2.AggregatedStatusI
 }
 
 func healthItem(cluster, health string, status map[string]any) workv1alpha2.AggregatedStatusItem {
-	it := workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Health: health}
+	it := workv1alpha2.AggregatedStatusItem{ClusterName: cluster, Health: workv1alpha2.ResourceHealth(health)}
 	if status != nil {
 		raw, _ := json.Marshal(status)
 		it.Status = &runtime.RawExtension{Raw: raw}
@@ -236,7 +227,7 @@ func healthItem(cluster, health string, status map[string]any) workv1alpha2.Aggr
 }
 
 // work returns the binding's Work for cluster, or nil when there is none.
-func (f *fixture) work(rb *workv1alpha2.ResourceBinding, cluster string) *workv1alpha1.Work {
+func (f *fixture) work(rb client.Object, cluster string) *workv1alpha1.Work {
 	f.t.Helper()
 	w := &workv1alpha1.Work{}
 	err := f.c.Get(f.ctx, client.ObjectKey{Namespace: controllers.ExecutionNamespace(cluster), Name: controllers.WorkName(rb)}, w)
@@ -249,7 +240,7 @@ func (f *fixture) work(rb *workv1alpha2.ResourceBinding, cluster string) *workv1
 	return w
 }
 
-func (f *fixture) waitWork(rb *workv1alpha2.ResourceBinding, cluster string, exists bool) *workv1alpha1.Work {
+func (f *fixture) waitWork(rb client.Object, cluster string, exists bool) *workv1alpha1.Work {
 	f.t.Helper()
 	var w *workv1alpha1.Work
 	f.eventually(fmt.Sprintf("Work on %s exists=%t", cluster, exists), func() (bool, string) {

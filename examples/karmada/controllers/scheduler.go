@@ -11,12 +11,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/scheduling"
-
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
 // FailoverScheduler is the scheduler's failover half, enough to close the
@@ -29,21 +30,24 @@ import (
 type FailoverScheduler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Kind is the binding kind it reconciles.
+	Kind BindingKind
 	// DefaultTolerations are added to each binding's tolerations, as the
 	// taint manager does.
 	DefaultTolerations failover.DefaultTolerationsConfig
-	Recheck            *Rechecker
-	Events             *EventSink
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the scheduler and its Rechecker.
+// SetupWithManager registers the scheduler.
 func (s *FailoverScheduler) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, &workv1alpha2.ResourceBinding{}, s.Recheck, s)
+	return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s)
 }
 
-func blockSeconds(rb *workv1alpha2.ResourceBinding) *int32 {
-	if rb.Spec.Failover != nil && rb.Spec.Failover.Application != nil {
-		return rb.Spec.Failover.Application.BlockPredecessorSeconds
+func blockSeconds(fb *failover.FailoverBehavior) *int32 {
+	if fb != nil && fb.Application != nil {
+		return fb.Application.BlockPredecessorSeconds
 	}
 	return nil
 }
@@ -63,68 +67,78 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 
 	var next time.Time
 	var plan scheduling.Plan
-	err := updateBinding(ctx, s.Client, req.NamespacedName, func(rb *workv1alpha2.ResourceBinding) bool {
-		next, plan = time.Time{}, scheduling.Plan{}
-		if !rb.DeletionTimestamp.IsZero() {
+	var problems []string
+	rb := s.Kind.NewObject()
+	rb.SetNamespace(req.Namespace)
+	rb.SetName(req.Name)
+	err := patchObject(ctx, s.Client, rb, func(client.Object) bool {
+		next, plan, problems = time.Time{}, scheduling.Plan{}, nil
+		if !rb.GetDeletionTimestamp().IsZero() {
 			return false
 		}
-		removed, expiry := rb.Spec.ActiveEvictionHistory.GC(blockSeconds(rb), now)
-		changed := removed > 0
-		if len(rb.Spec.ActiveEvictionHistory) == 0 {
-			rb.Spec.ActiveEvictionHistory = nil
+		spec := bindingSpec(rb)
+		fb, err := failoverPolicy(ctx, s.Client, rb)
+		if err != nil {
+			problems = append(problems, err.Error())
+			return false
 		}
+		block := blockSeconds(fb)
+		history, err := decodeEvictionHistory(rb.GetAnnotations())
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+		removed, expiry := history.GC(block, now)
+		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		failed := s.lostClusters(rb)
+		failed := lostClusters(spec)
 		if len(failed) == 0 {
 			return changed
 		}
 		var tolerations []corev1.Toleration
-		req := &scheduling.Request{
+		sreq := &scheduling.Request{
 			Type:     scheduling.Duplicated,
-			Replicas: rb.Spec.Replicas,
+			Replicas: spec.Replicas,
 			Clusters: fleet,
 		}
-		if p := rb.Spec.Placement; p != nil {
+		if p := spec.Placement; p != nil {
 			tolerations = p.ClusterTolerations
-			if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == string(scheduling.Divided) {
-				req.Type = scheduling.Divided
+			if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
+				sreq.Type = scheduling.Divided
 			}
 			if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
-				req.Filters = append(scheduling.DefaultFilters(), scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
+				sreq.Filters = append(scheduling.DefaultFilters(), scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
 			}
 			for _, sc := range p.SpreadConstraints {
-				if sc.SpreadByField == "cluster" {
-					req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
+				if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
+					sreq.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
 				}
 			}
 		}
-		req.Workload = &scheduling.Workload{
-			Name:                    client.ObjectKeyFromObject(rb).String(),
+		sreq.Workload = &scheduling.Workload{
+			Name:                    string(s.Kind) + "/" + req.String(),
 			Tolerations:             failover.AddDefaultClusterTolerations(tolerations, s.DefaultTolerations),
-			EvictionTasks:           rb.Spec.GracefulEvictionTasks,
-			History:                 rb.Spec.ActiveEvictionHistory,
-			BlockPredecessorSeconds: blockSeconds(rb),
-			Suspension:              rb.Spec.Suspension,
+			EvictionTasks:           toTasks(spec.GracefulEvictionTasks),
+			History:                 history,
+			BlockPredecessorSeconds: block,
+			Suspension:              toSuspension(spec.Suspension),
 			Now:                     now,
 		}
-		for _, tc := range rb.Spec.Clusters {
-			req.Targets = append(req.Targets, eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
-		}
+		sreq.Targets = toTargets(spec.Clusters)
 		// The taint manager and the application-failover controller ran
 		// eviction.Evict in their own reconciles; what they took out of
 		// the placement is what their tasks recorded.
 		for _, name := range failed {
-			replicas := rb.Spec.Replicas
-			for i := range rb.Spec.GracefulEvictionTasks {
-				if t := &rb.Spec.GracefulEvictionTasks[i]; t.FromCluster == name && t.Replicas != nil {
+			replicas := spec.Replicas
+			for i := range spec.GracefulEvictionTasks {
+				if t := &spec.GracefulEvictionTasks[i]; t.FromCluster == name && t.Replicas != nil {
 					replicas = *t.Replicas
 				}
 			}
-			req.Evicted = append(req.Evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
+			sreq.Evicted = append(sreq.Evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
 		}
-		p, err := scheduling.Replace(req)
+		p, err := scheduling.Replace(sreq)
 		if err != nil {
-			s.Events.event(rb, corev1.EventTypeWarning, "SchedulingFailed", "%v", err)
+			problems = append(problems, err.Error())
 			return changed
 		}
 		plan = p
@@ -132,48 +146,50 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		if !p.Changed {
 			return changed
 		}
-		rb.Spec.Clusters = rb.Spec.Clusters[:0]
+		clusters := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
 		for _, tc := range p.Targets {
 			if slices.Contains(failed, tc.Name) {
 				continue // a failed cluster kept only because its failover is paused
 			}
-			rb.Spec.Clusters = append(rb.Spec.Clusters, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+			clusters = append(clusters, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
 		}
+		spec.Clusters = clusters
 		return true
 	})
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	for _, p := range problems {
+		s.Events.event(rb, corev1.EventTypeWarning, "SchedulingFailed", "%s", p)
+	}
 	if !plan.Changed && plan.Reason != "" {
-		rb := &workv1alpha2.ResourceBinding{}
-		rb.Namespace, rb.Name = req.Namespace, req.Name
 		s.Events.event(rb, corev1.EventTypeWarning, plan.Reason, "no new placement yet")
 	}
-	if err := updateBindingStatus(ctx, s.Client, req.NamespacedName, func(rb *workv1alpha2.ResourceBinding) bool {
-		if rb.Status.SchedulerObservedGeneration == rb.Generation {
+	if err := patchStatus(ctx, s.Client, rb, func(client.Object) bool {
+		status := bindingStatus(rb)
+		if status.SchedulerObservedGeneration == rb.GetGeneration() {
 			return false
 		}
-		rb.Status.SchedulerObservedGeneration = rb.Generation
+		status.SchedulerObservedGeneration = rb.GetGeneration()
 		return true
 	}); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	s.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return s.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
 // lostClusters lists the clusters an eviction took away and nothing has
 // replaced yet: the binding has fewer targets than a task's
 // ClustersBeforeFailover, and the task's cluster is no target.
-func (s *FailoverScheduler) lostClusters(rb *workv1alpha2.ResourceBinding) []string {
+func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 	var out []string
 	missing := 0
-	for i := range rb.Spec.GracefulEvictionTasks {
-		missing = max(missing, len(rb.Spec.GracefulEvictionTasks[i].ClustersBeforeFailover)-len(rb.Spec.Clusters))
+	for i := range spec.GracefulEvictionTasks {
+		missing = max(missing, len(spec.GracefulEvictionTasks[i].ClustersBeforeFailover)-len(spec.Clusters))
 	}
-	for i := len(rb.Spec.GracefulEvictionTasks) - 1; i >= 0 && len(out) < missing; i-- {
-		name := rb.Spec.GracefulEvictionTasks[i].FromCluster
-		if !slices.ContainsFunc(rb.Spec.Clusters, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == name }) {
+	for i := len(spec.GracefulEvictionTasks) - 1; i >= 0 && len(out) < missing; i-- {
+		name := spec.GracefulEvictionTasks[i].FromCluster
+		if !slices.ContainsFunc(spec.Clusters, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == name }) {
 			out = append(out, name)
 		}
 	}

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/utils/clock"
@@ -45,16 +46,57 @@ type Config struct {
 	// NamePrefix prefixes the controllers' names (several managers in one
 	// process, as in tests).
 	NamePrefix string
+	// ProbeInterval is how often push-mode clusters are probed; zero is
+	// DefaultProbeInterval.
+	ProbeInterval time.Duration
+	// Controllers selects the controllers to run, as
+	// karmada-controller-manager's --controllers does: "*" runs every
+	// controller, "name" runs one, "-name" leaves one out; empty is "*".
+	// Names: ControllerNames.
+	Controllers []string
 }
 
-// Controllers are the reconcilers Setup registered, for inspection.
-type Controllers struct {
-	ClusterHealth       *ClusterHealthController
-	TaintManager        *TaintManager
+// ControllerNames lists the controllers Setup can register, by the names
+// Config.Controllers uses.
+func ControllerNames() []string {
+	return []string{"clusterHealth", "taintManager", "gracefulEviction", "applicationFailover", "failoverScheduler", "workDispatcher"}
+}
+
+// controllerEnabled applies Config.Controllers to name.
+func controllerEnabled(name string, selection []string) bool {
+	if len(selection) == 0 {
+		return true
+	}
+	enabled := false
+	for _, s := range selection {
+		switch s {
+		case name:
+			return true
+		case "-" + name:
+			return false
+		case "*":
+			enabled = true
+		}
+	}
+	return enabled
+}
+
+// BindingControllers are the reconcilers of one binding kind.
+type BindingControllers struct {
 	GracefulEviction    *GracefulEvictionController
 	ApplicationFailover *ApplicationFailoverController
 	Scheduler           *FailoverScheduler
 	Dispatcher          *WorkDispatcher
+}
+
+// Controllers are the reconcilers Setup registered, for inspection. The
+// embedded BindingControllers reconcile ResourceBindings; ClusterScoped
+// the same for ClusterResourceBindings.
+type Controllers struct {
+	ClusterHealth *ClusterHealthController
+	TaintManager  *TaintManager
+	BindingControllers
+	ClusterScoped BindingControllers
 }
 
 // Setup registers every controller with mgr.
@@ -77,7 +119,6 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	events := NewEventSink(mgr.GetEventRecorder("fleetover"))
 	c := mgr.GetClient()
 	name := func(n string) string { return cfg.NamePrefix + n }
-	recheck := func(n string) *Rechecker { return NewRechecker(clk, metrics.Queue(name(n))) }
 
 	pacerCfg := cfg.Pacer
 	pacerCfg.Clock = clk
@@ -86,51 +127,72 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	if err != nil {
 		return nil, err
 	}
-
 	tracker, err := failover.NewClusterHealthTracker(clk, cfg.ClusterHealth)
 	if err != nil {
 		return nil, err
 	}
+
 	out := &Controllers{
 		ClusterHealth: &ClusterHealthController{
 			Client: c, Clock: clk,
 			Tracker: tracker,
-			Taints:  cfg.ClusterTaints, Prober: cfg.Prober,
-			Recheck: recheck("cluster-health"), Events: events,
+			Taints:  cfg.ClusterTaints, Prober: cfg.Prober, ProbeInterval: cfg.ProbeInterval,
+			Schedule: NewSchedule(), Events: events,
 		},
 		TaintManager: &TaintManager{
 			Client: c, Clock: clk,
 			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover},
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              pacer,
-			Recheck:            recheck("taint-manager"), Events: events,
-		},
-		GracefulEviction: &GracefulEvictionController{
-			Client: c, Clock: clk, Options: cfg.Assess,
-			Recheck: recheck("graceful-eviction"), Events: events,
-		},
-		ApplicationFailover: &ApplicationFailoverController{
-			Client: c, Clock: clk, Detector: cfg.Detector,
-			Health:  health.NewRegistry(cfg.Health),
-			Recheck: recheck("application-failover"), Events: events,
-		},
-		Scheduler: &FailoverScheduler{
-			Client: c, Clock: clk, DefaultTolerations: cfg.DefaultTolerations,
-			Recheck: recheck("failover-scheduler"), Events: events,
-		},
-		Dispatcher: &WorkDispatcher{
-			Client: c, Clock: clk, Events: events,
-			InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
+			Schedule:           NewSchedule(), Events: events,
 		},
 	}
-	for n, setup := range map[string]func(manager.Manager, string) error{
-		"cluster-health":       out.ClusterHealth.SetupWithManager,
-		"taint-manager":        out.TaintManager.SetupWithManager,
-		"graceful-eviction":    out.GracefulEviction.SetupWithManager,
-		"application-failover": out.ApplicationFailover.SetupWithManager,
-		"failover-scheduler":   out.Scheduler.SetupWithManager,
-		"work-dispatcher":      out.Dispatcher.SetupWithManager,
-	} {
+	setups := map[string]func(manager.Manager, string) error{}
+	if controllerEnabled("clusterHealth", cfg.Controllers) {
+		setups["cluster-health"] = out.ClusterHealth.SetupWithManager
+	}
+	if controllerEnabled("taintManager", cfg.Controllers) {
+		setups["taint-manager"] = out.TaintManager.SetupWithManager
+	}
+	registry := health.NewRegistry(cfg.Health)
+	rules := NewRuleCache()
+	out.TaintManager.Rules = rules
+	for _, kind := range BindingKinds() {
+		prefix, bc := "", &out.BindingControllers
+		if kind == ClusterResourceBindingKind {
+			prefix, bc = "cluster-", &out.ClusterScoped
+		}
+		*bc = BindingControllers{
+			GracefulEviction: &GracefulEvictionController{
+				Client: c, Clock: clk, Kind: kind, Options: cfg.Assess,
+				Schedule: NewSchedule(), Events: events,
+			},
+			ApplicationFailover: &ApplicationFailoverController{
+				Client: c, Clock: clk, Kind: kind, Detector: cfg.Detector,
+				Health: registry, Rules: rules,
+				Schedule: NewSchedule(), Events: events,
+			},
+			Scheduler: &FailoverScheduler{
+				Client: c, Clock: clk, Kind: kind, DefaultTolerations: cfg.DefaultTolerations,
+				Schedule: NewSchedule(), Events: events,
+			},
+			Dispatcher: &WorkDispatcher{
+				Client: c, Clock: clk, Kind: kind, Events: events, Assess: cfg.Assess,
+				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
+			},
+		}
+		for n, setup := range map[string]func(manager.Manager, string) error{
+			"gracefulEviction":    bc.GracefulEviction.SetupWithManager,
+			"applicationFailover": bc.ApplicationFailover.SetupWithManager,
+			"failoverScheduler":   bc.Scheduler.SetupWithManager,
+			"workDispatcher":      bc.Dispatcher.SetupWithManager,
+		} {
+			if controllerEnabled(n, cfg.Controllers) {
+				setups[prefix+n] = setup
+			}
+		}
+	}
+	for n, setup := range setups {
 		if err := setup(mgr, name(n)); err != nil {
 			return nil, err
 		}

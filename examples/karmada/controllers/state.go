@@ -1,30 +1,32 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/preservation"
-
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
 // extractState reads the state sp preserves from the binding's aggregated
 // status on cluster (package preservation). No rules give no state. A
 // missing status or value is an error: the eviction waits rather than move
 // a stateful workload without its state.
-func extractState(sp *preservation.StatePreservation, rb *workv1alpha2.ResourceBinding, cluster string) (map[string]string, error) {
+func extractState(cache *RuleCache, sp *preservation.StatePreservation, status *workv1alpha2.ResourceBindingStatus, cluster string) (map[string]string, error) {
 	if sp == nil || len(sp.Rules) == 0 {
 		return nil, nil
 	}
-	rules, err := preservation.Compile(sp.Rules)
+	rules, err := cache.Compile(sp.Rules)
 	if err != nil {
 		return nil, err
 	}
-	for i := range rb.Status.AggregatedStatus {
-		item := &rb.Status.AggregatedStatus[i]
+	for i := range status.AggregatedStatus {
+		item := &status.AggregatedStatus[i]
 		if item.ClusterName != cluster {
 			continue
 		}
@@ -36,38 +38,26 @@ func extractState(sp *preservation.StatePreservation, rb *workv1alpha2.ResourceB
 	return nil, fmt.Errorf("no status collected from cluster %q to preserve state from", cluster)
 }
 
-// evictInto applies eviction.Evict to the binding: the cluster leaves the
-// targets and one task tracks its old copy. It reports whether the binding
-// changed.
-func evictInto(rb *workv1alpha2.ResourceBinding, ev eviction.Eviction) (eviction.EvictOutcome, bool, error) {
-	targets := make([]eviction.TargetCluster, len(rb.Spec.Clusters))
-	for i, tc := range rb.Spec.Clusters {
-		targets[i] = eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
-	}
-	res, err := eviction.Evict(targets, rb.Spec.GracefulEvictionTasks, ev)
+// evictInto applies eviction.Evict to the binding's spec: the cluster
+// leaves the targets and one task tracks its old copy. It reports whether
+// the spec changed.
+func evictInto(spec *workv1alpha2.ResourceBindingSpec, ev eviction.Eviction) (eviction.EvictOutcome, bool, error) {
+	res, err := eviction.Evict(toTargets(spec.Clusters), toTasks(spec.GracefulEvictionTasks), ev)
 	if err != nil || !res.Changed() {
 		return res.Outcome, false, err
 	}
-	rb.Spec.Clusters = make([]workv1alpha2.TargetCluster, len(res.Targets))
+	spec.Clusters = make([]workv1alpha2.TargetCluster, len(res.Targets))
 	for i, tc := range res.Targets {
-		rb.Spec.Clusters[i] = workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
+		spec.Clusters[i] = workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
 	}
-	rb.Spec.GracefulEvictionTasks = res.Tasks
+	spec.GracefulEvictionTasks = fromTasks(res.Tasks)
 	return res.Outcome, true, nil
 }
 
 // targetNames lists the binding's target clusters.
-func targetsOf(rb *workv1alpha2.ResourceBinding) []eviction.TargetCluster {
-	out := make([]eviction.TargetCluster, len(rb.Spec.Clusters))
-	for i, tc := range rb.Spec.Clusters {
-		out[i] = eviction.TargetCluster{Name: tc.Name, Replicas: tc.Replicas}
-	}
-	return out
-}
-
-func targetNames(rb *workv1alpha2.ResourceBinding) []string {
-	out := make([]string, len(rb.Spec.Clusters))
-	for i, tc := range rb.Spec.Clusters {
+func targetNames(spec *workv1alpha2.ResourceBindingSpec) []string {
+	out := make([]string, len(spec.Clusters))
+	for i, tc := range spec.Clusters {
 		out[i] = tc.Name
 	}
 	return out
@@ -87,4 +77,55 @@ func NewStateInjector(enabled bool) StateInjector {
 		_, err := injector.InjectFor(manifest, cluster, targets, tasks)
 		return err
 	}
+}
+
+// maxCachedRuleSets bounds a RuleCache: past it the cache starts afresh
+// (policies are few; this only guards against unbounded churn).
+const maxCachedRuleSets = 4096
+
+// RuleCache compiles each distinct set of state-preservation rules once:
+// a policy's rules change only with a new policy generation, so every
+// binding of the same policy generation shares one compiled *Rules
+// (immutable and safe for concurrent use). A nil *RuleCache compiles on
+// every call.
+type RuleCache struct {
+	mu       sync.Mutex
+	compiled map[string]compiledRules
+}
+
+type compiledRules struct {
+	rules *preservation.Rules
+	err   error
+}
+
+// NewRuleCache returns an empty cache.
+func NewRuleCache() *RuleCache {
+	return &RuleCache{compiled: map[string]compiledRules{}}
+}
+
+// Compile returns the compiled rules, compiling them on first use.
+func (c *RuleCache) Compile(rules []preservation.StatePreservationRule) (*preservation.Rules, error) {
+	if c == nil {
+		return preservation.Compile(rules)
+	}
+	raw, _ := json.Marshal(rules)
+	key := string(raw)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.compiled[key]; ok {
+		return r.rules, r.err
+	}
+	r, err := preservation.Compile(rules)
+	if len(c.compiled) >= maxCachedRuleSets {
+		c.compiled = map[string]compiledRules{}
+	}
+	c.compiled[key] = compiledRules{rules: r, err: err}
+	return r, err
+}
+
+// Len returns how many rule sets are compiled, for tests.
+func (c *RuleCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.compiled)
 }

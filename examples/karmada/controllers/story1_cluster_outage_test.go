@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,8 +15,6 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -52,7 +53,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	// The agent goes silent: Unknown once the monitor grace period (40 s)
 	// has passed since the last renewal, not before.
 	key := types.NamespacedName{Name: failing}
-	silence := f.waitPending("silence deadline", f.ctrls.ClusterHealth.Recheck, key)
+	silence := f.waitPending("silence deadline", f.ctrls.ClusterHealth.Schedule, key)
 	if want := epoch.Add(failover.DefaultClusterMonitorGracePeriod); !silence.Equal(want) {
 		t.Fatalf("silence deadline = %v, want %v (last renewal + monitor grace period)", silence, want)
 	}
@@ -68,7 +69,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	// NoExecute follows after the eviction timeout, counted from the
 	// condition's transition.
 	f.eventually("NoExecute deadline", func() (bool, string) {
-		at, ok := f.ctrls.ClusterHealth.Recheck.Pending(key)
+		at, ok := f.ctrls.ClusterHealth.Schedule.Pending(key)
 		return ok && at.Equal(unknownSince.Add(failover.DefaultEvictionTimeout)), at.String()
 	})
 	f.stepTo(unknownSince.Add(failover.DefaultEvictionTimeout))
@@ -79,7 +80,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	noExecuteAt := f.clock.Now()
 
 	// The default toleration (300 s) holds the binding until it runs out.
-	evictAt := f.waitPending("toleration deadline", f.ctrls.TaintManager.Recheck, key)
+	evictAt := f.waitPending("toleration deadline", f.ctrls.TaintManager.Schedule, key)
 	if want := noExecuteAt.Add(time.Duration(failover.DefaultTolerationSeconds) * time.Second); !evictAt.Equal(want) {
 		t.Fatalf("taint manager looks again at %v, want %v (taint added + default toleration)", evictAt, want)
 	}

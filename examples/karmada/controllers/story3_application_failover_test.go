@@ -1,20 +1,20 @@
 package controllers_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/fleetover/fleetover/eviction"
-	"github.com/fleetover/fleetover/failover"
-
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -33,17 +33,32 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	f.waitReady(second, metav1.ConditionTrue)
 
 	f.createTemplate(deployment("api", 1))
+	// blockPredecessorSeconds is not in Karmada's API: it comes from the
+	// fleetover extension on the propagation policy the binding names.
+	pp := &policyv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: "api", Annotations: map[string]string{
+			controllers.PolicyExtensionAnnotation: fmt.Sprintf(`{"version":%q,"application":{"blockPredecessorSeconds":%d}}`, controllers.AnnotationSchemaVersion, block),
+		}},
+		Spec: policyv1alpha1.PropagationSpec{
+			ResourceSelectors: []policyv1alpha1.ResourceSelector{{APIVersion: "apps/v1", Kind: "Deployment", Name: "api"}},
+		},
+	}
+	if err := f.c.Create(f.ctx, pp); err != nil {
+		t.Fatal(err)
+	}
 	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "api"},
+		ObjectMeta: metav1.ObjectMeta{Name: "api", Annotations: map[string]string{
+			policyv1alpha1.PropagationPolicyNamespaceAnnotation: f.ns,
+			policyv1alpha1.PropagationPolicyNameAnnotation:      "api",
+		}},
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "api"},
 			Replicas: 1,
 			Clusters: []workv1alpha2.TargetCluster{{Name: first}},
-			Failover: &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{
-				DecisionConditions:      failover.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
-				PurgeMode:               eviction.PurgeGracefully,
-				GracePeriodSeconds:      ptr.To[int32](600),
-				BlockPredecessorSeconds: ptr.To[int32](block),
+			Failover: &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+				PurgeMode:          policyv1alpha1.PurgeModeGracefully,
+				GracePeriodSeconds: ptr.To[int32](600),
 			}},
 		},
 	})
@@ -53,7 +68,7 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	// The countdown runs for exactly the toleration.
 	started := f.clock.Now()
 	f.eventually("toleration countdown", func() (bool, string) {
-		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, ok := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && at.Equal(started.Add(toleration*time.Second)), at.String()
 	})
 	f.stepTo(started.Add(toleration * time.Second))
@@ -61,8 +76,8 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 		return slices.Equal(clusterNames(rb), []string{second})
 	})
 	evictedFirst := f.clock.Now()
-	if len(rb.Spec.ActiveEvictionHistory) != 1 || rb.Spec.ActiveEvictionHistory[0].ClusterName != first {
-		t.Fatalf("eviction history = %v, want the first cluster", rb.Spec.ActiveEvictionHistory)
+	if h, err := controllers.EvictionHistoryOf(rb); err != nil || len(h) != 1 || h[0].ClusterName != first {
+		t.Fatalf("eviction history = %v (%v), want the first cluster", h, err)
 	}
 
 	// Healthy on the second cluster: the first copy goes.
@@ -76,13 +91,13 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	// target, and its last copy stays (no replacement exists).
 	f.setHealth("api", healthItem(second, "Unhealthy", nil))
 	f.eventually("second countdown", func() (bool, string) {
-		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, ok := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && at.Equal(f.clock.Now().Add(toleration*time.Second)), at.String()
 	})
 	f.stepTo(f.clock.Now().Add(toleration * time.Second))
 	blockEnds := evictedFirst.Add(block * time.Second)
 	f.eventually("scheduler waits for the block to end", func() (bool, string) {
-		at, ok := f.ctrls.Scheduler.Recheck.Pending(key)
+		at, ok := f.ctrls.Scheduler.Schedule.Pending(key)
 		return ok && at.Equal(blockEnds), at.String()
 	})
 	rb = f.waitBinding("api", "no target while the predecessor is blocked", func(rb *workv1alpha2.ResourceBinding) bool {

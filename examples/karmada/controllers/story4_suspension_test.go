@@ -5,6 +5,11 @@ import (
 	"testing"
 	"time"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,9 +20,6 @@ import (
 
 	"github.com/fleetover/fleetover/suspension"
 
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -39,7 +41,7 @@ func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource:   workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "shop"},
 			Clusters:   []workv1alpha2.TargetCluster{{Name: open}, {Name: paused1}, {Name: paused2}},
-			Suspension: &suspension.Suspension{DispatchingOnClusters: &suspension.SuspendClusters{ClusterNames: []string{paused1, paused2}}},
+			Suspension: &workv1alpha2.Suspension{Suspension: policyv1alpha1.Suspension{DispatchingOnClusters: &policyv1alpha1.SuspendClusters{ClusterNames: []string{paused1, paused2}}}},
 		},
 	})
 	rb := f.binding("shop")

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,15 +16,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
 // Story 5: another writer changes the binding between the taint manager's
-// read and its write. The write fails with a conflict and is retried on
-// the fresh object: the eviction lands and the other writer's change is
-// kept (Karmada #7483).
+// read and its write. The write, a merge patch under an optimistic lock,
+// fails with a conflict and is retried on the fresh object: the eviction
+// lands and the other writer's change is kept (Karmada #7483).
 func TestStory5ConflictingUpdateIsRetriedNotLost(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	var (
@@ -31,7 +32,7 @@ func TestStory5ConflictingUpdateIsRetriedNotLost(t *testing.T) {
 	)
 	f.newClient = func(c client.WithWatch) client.Client {
 		return interceptor.NewClient(c, interceptor.Funcs{
-			Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 				rb, ok := obj.(*workv1alpha2.ResourceBinding)
 				mu.Lock()
 				first := ok && rb.Name == "orders" && len(rb.Spec.GracefulEvictionTasks) > 0 && !injected
@@ -54,7 +55,7 @@ func TestStory5ConflictingUpdateIsRetriedNotLost(t *testing.T) {
 						return err
 					}
 				}
-				err := c.Update(ctx, obj, opts...)
+				err := c.Patch(ctx, obj, patch, opts...)
 				if ok && rb.Name == "orders" && apierrors.IsConflict(err) {
 					mu.Lock()
 					conflicts++

@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/fleetover/fleetover/failover"
-
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -36,8 +36,8 @@ func TestStory6RestartKeepsCountdown(t *testing.T) {
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "batch"},
 			Clusters: []workv1alpha2.TargetCluster{{Name: sick}},
-			Failover: &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{
-				DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+			Failover: &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
 			}},
 		},
 	})
@@ -48,7 +48,7 @@ func TestStory6RestartKeepsCountdown(t *testing.T) {
 	f.eventually("countdown persisted", func() (bool, string) {
 		rb := f.binding("batch")
 		_, ok := rb.Annotations[controllers.ApplicationHealthRecordsAnnotation]
-		at, pending := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, pending := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && pending && at.Equal(deadline), at.String()
 	})
 
@@ -56,7 +56,7 @@ func TestStory6RestartKeepsCountdown(t *testing.T) {
 	f.stepTo(started.Add(40 * time.Second))
 	f.restart()
 	f.eventually("countdown resumed after the restart", func() (bool, string) {
-		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(key)
+		at, ok := f.ctrls.ApplicationFailover.Schedule.Pending(key)
 		return ok && at.Equal(deadline), "pending " + at.String() + ", want " + deadline.String()
 	})
 	if got := clusterNames(f.binding("batch")); !slices.Equal(got, []string{sick}) {

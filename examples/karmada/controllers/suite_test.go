@@ -2,9 +2,12 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -70,8 +73,14 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	crdDirs, cleanup, err := karmadaCRDs()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: Karmada's CRDs: %v\n", err)
+		return 1
+	}
+	defer cleanup()
 	env := &envtest.Environment{
-		CRDDirectoryPaths:     []string{filepath.Join("..", "config", "crd"), filepath.Join("testdata", "crd")},
+		CRDDirectoryPaths:     append(crdDirs, filepath.Join("testdata", "crd")),
 		ErrorIfCRDPathMissing: true,
 		Scheme:                testScheme,
 	}
@@ -81,6 +90,55 @@ func run(m *testing.M) int {
 	}
 	defer func() { _ = env.Stop() }()
 	return m.Run()
+}
+
+// The API server serves Karmada's own CRDs, read from the Go module cache
+// (nothing is copied into this repository): work.karmada.io (bindings in
+// their stored version v1alpha2, Works) and policy.karmada.io, from the
+// chart's bases without the patches that add a conversion webhook. Cluster
+// is no CRD in Karmada (its aggregated API server serves it), so a CRD is
+// generated from karmada-io/api's Cluster type with controller-gen as a
+// stand-in; docs/karmada.md says what the real server does that it does not.
+const (
+	karmadaModule  = "github.com/karmada-io/karmada@v1.17.1"
+	controllerGen  = "sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0"
+	clusterAPIPath = "github.com/karmada-io/api/cluster/v1alpha1"
+)
+
+// karmadaCRDs downloads Karmada's module (a no-op when cached), generates
+// the Cluster CRD into a temporary folder, and returns the CRD folders.
+func karmadaCRDs() (dirs []string, cleanup func(), err error) {
+	out, err := exec.Command("go", "mod", "download", "-json", karmadaModule).Output()
+	if err != nil {
+		return nil, nil, fmt.Errorf("go mod download %s: %w", karmadaModule, commandError(err))
+	}
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return nil, nil, fmt.Errorf("go mod download %s: %w", karmadaModule, err)
+	}
+	if mod.Error != "" || mod.Dir == "" {
+		return nil, nil, fmt.Errorf("go mod download %s: %s", karmadaModule, mod.Error)
+	}
+	bases := filepath.Join(mod.Dir, "charts", "karmada", "_crds", "bases")
+	tmp, err := os.MkdirTemp("", "fleetover-cluster-crd-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	gen := exec.Command("go", "run", controllerGen, "crd", "paths="+clusterAPIPath, "output:crd:dir="+tmp)
+	if out, err := gen.CombinedOutput(); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("generate the Cluster CRD with %s: %w\n%s", controllerGen, err, out)
+	}
+	return []string{filepath.Join(bases, "work"), filepath.Join(bases, "policy"), tmp}, cleanup, nil
+}
+
+func commandError(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return fmt.Errorf("%w: %s", err, ee.Stderr)
+	}
+	return err
 }
 
 // epoch is where every fake clock starts: whole seconds, as the API server
@@ -206,7 +264,7 @@ func (f *fixture) eventually(what string, cond func() (bool, string)) {
 }
 
 // waitPending waits until r holds a look at key, then returns its deadline.
-func (f *fixture) waitPending(what string, r *controllers.Rechecker, key client.ObjectKey) time.Time {
+func (f *fixture) waitPending(what string, r *controllers.Schedule, key client.ObjectKey) time.Time {
 	f.t.Helper()
 	var at time.Time
 	f.eventually(what+" scheduled", func() (bool, string) {

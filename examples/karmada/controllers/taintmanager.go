@@ -12,12 +12,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/suspension"
-
-	clusterv1alpha1 "github.com/fleetover/fleetover/examples/karmada/apis/cluster/v1alpha1"
-	workv1alpha2 "github.com/fleetover/fleetover/examples/karmada/apis/work/v1alpha2"
 )
 
 // TaintManager moves bindings off clusters whose NoExecute taints they do
@@ -27,7 +26,7 @@ import (
 // whole fleet is unhealthy), and applies it with eviction.Evict. It lists
 // only the bindings on the cluster (BindingTargetClusterIndex) and never
 // re-lists every binding on a timer: the next look is a deadline in its
-// Rechecker.
+// result's RequeueAfter.
 type TaintManager struct {
 	Client client.Client
 	Clock  clock.PassiveClock
@@ -36,21 +35,24 @@ type TaintManager struct {
 	// DefaultTolerations are added to each binding's tolerations.
 	DefaultTolerations failover.DefaultTolerationsConfig
 	// Pacer paces evictions across the fleet; its clock must be Clock.
-	Pacer   eviction.Pacer
-	Recheck *Rechecker
-	Events  *EventSink
+	Pacer eviction.Pacer
+	// Rules caches compiled state-preservation rules; nil compiles each time.
+	Rules *RuleCache
+	// Schedule records when each object is due for its next look.
+	Schedule *Schedule
+	Events   *EventSink
 }
 
-// SetupWithManager registers the taint manager and its Rechecker.
+// SetupWithManager registers the taint manager.
 func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupWithRechecker(mgr, name, &clusterv1alpha1.Cluster{}, m.Recheck, m)
+	return setupController(mgr, name, &clusterv1alpha1.Cluster{}, m.Clock, m)
 }
 
 // Reconcile plans one cluster.
 func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cluster := &clusterv1alpha1.Cluster{}
 	if err := m.Client.Get(ctx, req.NamespacedName, cluster); err != nil {
-		m.Recheck.Cancel(req.NamespacedName)
+		m.Schedule.Forget(req.NamespacedName)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if err := m.observeFleet(ctx, cluster); err != nil {
@@ -59,52 +61,60 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 	taints := cluster.Spec.Taints
 	now := m.Clock.Now()
 
-	list := &workv1alpha2.ResourceBindingList{}
-	if err := m.Client.List(ctx, list, client.MatchingFields{BindingTargetClusterIndex: cluster.Name}); err != nil {
-		return reconcile.Result{}, err
-	}
-	bindings := make([]failover.ClusterBinding, 0, len(list.Items))
-	objects := make([]*workv1alpha2.ResourceBinding, 0, len(list.Items))
-	for i := range list.Items {
-		rb := &list.Items[i]
-		// Failover is paused where dispatching is suspended (dispatch suspension pauses failover).
-		if suspension.FailoverPaused(rb.Spec.Suspension, cluster.Name) || !rb.DeletionTimestamp.IsZero() {
-			continue
+	var bindings []failover.ClusterBinding
+	var objects []client.Object
+	var policies []*failover.ClusterFailoverBehavior
+	for _, kind := range BindingKinds() {
+		list := kind.NewList()
+		if err := m.Client.List(ctx, list, client.MatchingFields{BindingTargetClusterIndex: cluster.Name}); err != nil {
+			return reconcile.Result{}, err
 		}
-		var tolerations []corev1.Toleration
-		var behaviour *failover.ClusterFailoverBehavior
-		if rb.Spec.Placement != nil {
-			tolerations = rb.Spec.Placement.ClusterTolerations
+		for _, rb := range bindingItems(list) {
+			spec := bindingSpec(rb)
+			// Failover is paused where dispatching is suspended (dispatch suspension pauses failover).
+			if suspension.FailoverPaused(toSuspension(spec.Suspension), cluster.Name) || !rb.GetDeletionTimestamp().IsZero() {
+				continue
+			}
+			policy, err := failoverPolicy(ctx, m.Client, rb)
+			if err != nil {
+				m.Events.event(rb, corev1.EventTypeWarning, "InvalidFailoverPolicy", "%v", err)
+				continue
+			}
+			var tolerations []corev1.Toleration
+			var behaviour *failover.ClusterFailoverBehavior
+			if spec.Placement != nil {
+				tolerations = spec.Placement.ClusterTolerations
+			}
+			if policy != nil {
+				behaviour = policy.Cluster
+			}
+			bindings = append(bindings, failover.ClusterBinding{
+				Key:         string(kind) + "/" + client.ObjectKeyFromObject(rb).String(),
+				Tolerations: failover.AddDefaultClusterTolerations(tolerations, m.DefaultTolerations),
+				Failover:    behaviour,
+			})
+			objects = append(objects, rb)
+			policies = append(policies, behaviour)
 		}
-		if rb.Spec.Failover != nil {
-			behaviour = rb.Spec.Failover.Cluster
-		}
-		bindings = append(bindings, failover.ClusterBinding{
-			Key:         client.ObjectKeyFromObject(rb).String(),
-			Tolerations: failover.AddDefaultClusterTolerations(tolerations, m.DefaultTolerations),
-			Failover:    behaviour,
-		})
-		objects = append(objects, rb)
 	}
 
 	plan := m.Planner.Plan(taints, bindings, now)
 	next := plan.NextCheck
 	for _, ev := range plan.Evict {
-		if !m.Pacer.TryAccept(cluster.Spec.Zone) {
+		if !m.Pacer.TryAccept(clusterZone(cluster)) {
 			// Out of budget (or stopped in a full disruption): look again
 			// when a token is due; a stopped pacer is woken by the next
 			// cluster health change.
-			if at, ok := m.Pacer.When(cluster.Spec.Zone); ok {
+			if at, ok := m.Pacer.When(clusterZone(cluster)); ok {
 				next = earliest(next, at)
 			}
 			break
 		}
-		if err := m.evict(ctx, objects[ev.Index], cluster.Name, ev); err != nil {
+		if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], cluster.Name, ev); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
-	m.Recheck.Replace(req.NamespacedName, next)
-	return reconcile.Result{}, nil
+	return m.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
 // observeFleet gives the pacer the health of every cluster so it can pick
@@ -120,7 +130,7 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 		cl := &clusters.Items[i]
 		views[i] = eviction.ClusterHealthView{
 			Name:    cl.Name,
-			Zone:    cl.Spec.Zone,
+			Zone:    clusterZone(cl),
 			Healthy: meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady),
 		}
 	}
@@ -132,38 +142,54 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 	return nil
 }
 
-func (m *TaintManager) evict(ctx context.Context, rb *workv1alpha2.ResourceBinding, cluster string, ev failover.ClusterEviction) error {
+// evict applies one planned eviction to the binding. The events are
+// recorded once, after the write, whatever the number of conflict retries.
+func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover.ClusterFailoverBehavior, cluster string, ev failover.ClusterEviction) error {
 	planned := ev.Eviction(cluster)
-	var sp *failover.ClusterFailoverBehavior
-	if rb.Spec.Failover != nil {
-		sp = rb.Spec.Failover.Cluster
-	}
 	var outcome eviction.EvictOutcome
-	err := updateBinding(ctx, m.Client, client.ObjectKeyFromObject(rb), func(b *workv1alpha2.ResourceBinding) bool {
+	var refusal error
+	refusalReason := ""
+	b := kindOf(rb).NewObject()
+	b.SetNamespace(rb.GetNamespace())
+	b.SetName(rb.GetName())
+	err := patchObject(ctx, m.Client, b, func(client.Object) bool {
+		refusal, refusalReason, outcome = nil, "", ""
 		var state map[string]string
 		if sp != nil && sp.StatePreservation != nil {
-			s, err := extractState(sp.StatePreservation, b, cluster)
+			s, err := extractState(m.Rules, sp.StatePreservation, bindingStatus(b), cluster)
 			if err != nil {
-				m.Events.event(b, corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", cluster, err)
+				refusal, refusalReason = fmt.Errorf("eviction from %s waits: %w", cluster, err), "StatePreservationFailed"
 				return false
 			}
 			state = s
 		}
 		withState := planned
 		withState.PreservedLabelState = state
-		o, changed, err := evictInto(b, withState)
+		o, changed, err := evictInto(bindingSpec(b), withState)
 		if err != nil {
-			m.Events.event(b, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
+			refusal, refusalReason = err, "EvictionRejected"
 			return false
 		}
 		outcome = o
 		return changed
 	})
 	if err != nil {
-		return fmt.Errorf("evict %s from %s: %w", types.NamespacedName{Namespace: rb.Namespace, Name: rb.Name}, cluster, err)
+		return fmt.Errorf("evict %s %s from %s: %w", kindOf(rb), types.NamespacedName{Namespace: rb.GetNamespace(), Name: rb.GetName()}, cluster, err)
+	}
+	if refusal != nil {
+		m.Events.event(b, corev1.EventTypeWarning, refusalReason, "%v", refusal)
 	}
 	if outcome == eviction.EvictTaskAdded {
-		m.Events.event(rb, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, planned.Message)
+		m.Events.event(b, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, planned.Message)
 	}
 	return nil
+}
+
+// clusterZone is the zone the pacer counts a cluster in: spec.zone, or the
+// first of spec.zones (Karmada's API server moves a lone zone there).
+func clusterZone(cl *clusterv1alpha1.Cluster) string {
+	if cl.Spec.Zone != "" || len(cl.Spec.Zones) == 0 {
+		return cl.Spec.Zone
+	}
+	return cl.Spec.Zones[0]
 }

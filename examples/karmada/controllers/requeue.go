@@ -1,0 +1,139 @@
+package controllers
+
+import (
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// Schedule turns the library's "look again at T" answers into
+// controller-runtime's Result.RequeueAfter, and remembers the last answer
+// per object so tests and diagnostics can see when an object is due. A nil
+// *Schedule only computes the result.
+type Schedule struct {
+	mu      sync.Mutex
+	pending map[types.NamespacedName]time.Time
+}
+
+// NewSchedule returns an empty Schedule.
+func NewSchedule() *Schedule {
+	return &Schedule{pending: map[types.NamespacedName]time.Time{}}
+}
+
+// Result asks for a look at key at at, seen from now: RequeueAfter is the
+// wait, a look already due is requeued at once (the smallest positive
+// wait), and a zero at asks for no look.
+func (s *Schedule) Result(key types.NamespacedName, now, at time.Time) reconcile.Result {
+	if s != nil {
+		s.mu.Lock()
+		if at.IsZero() {
+			delete(s.pending, key)
+		} else {
+			s.pending[key] = at
+		}
+		s.mu.Unlock()
+	}
+	if at.IsZero() {
+		return reconcile.Result{}
+	}
+	return reconcile.Result{RequeueAfter: max(at.Sub(now), dueNow)}
+}
+
+// Forget drops key's pending look (the object is gone).
+func (s *Schedule) Forget(key types.NamespacedName) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	delete(s.pending, key)
+	s.mu.Unlock()
+}
+
+// Pending returns when key is due, for tests and diagnostics.
+func (s *Schedule) Pending(key types.NamespacedName) (time.Time, bool) {
+	if s == nil {
+		return time.Time{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, ok := s.pending[key]
+	return at, ok
+}
+
+// dueNow is the RequeueAfter of a look that is already due.
+const dueNow = time.Nanosecond
+
+// controllerOptions returns the options of every controller: with a clock
+// other than the real one (a test's fake clock), the controller's queue
+// waits for RequeueAfter on that clock, so stepping it triggers the looks
+// that fall due; retries after errors keep the real clock's backoff.
+func controllerOptions(clk clock.PassiveClock) controller.Options {
+	opts := controller.Options{}
+	if _, real := clk.(clock.RealClock); real {
+		return opts
+	}
+	ticker, ok := clk.(clock.WithTicker)
+	if !ok {
+		return opts
+	}
+	opts.UsePriorityQueue = ptr.To(false)
+	opts.NewQueue = func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+		return newClockQueue(name, ticker, rl)
+	}
+	return opts
+}
+
+// clockQueue is a rate-limiting queue whose AddAfter (controller-runtime's
+// RequeueAfter) waits on clk while AddRateLimited (error backoff) waits on
+// the real clock; both feed one queue.
+type clockQueue[T comparable] struct {
+	workqueue.TypedRateLimitingInterface[T]
+	scheduled workqueue.TypedDelayingInterface[T]
+}
+
+func newClockQueue[T comparable](name string, clk clock.WithTicker, rl workqueue.TypedRateLimiter[T]) *clockQueue[T] {
+	base := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Name: name})
+	return &clockQueue[T]{
+		TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[T]{
+			DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Queue: base}),
+		}),
+		scheduled: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Clock: clk, Queue: base}),
+	}
+}
+
+func (q *clockQueue[T]) AddAfter(item T, d time.Duration) {
+	if d <= dueNow {
+		q.Add(item)
+		return
+	}
+	q.scheduled.AddAfter(item, d)
+}
+
+func (q *clockQueue[T]) ShutDown() {
+	q.scheduled.ShutDown()
+	q.TypedRateLimitingInterface.ShutDown()
+}
+
+func (q *clockQueue[T]) ShutDownWithDrain() {
+	q.scheduled.ShutDown()
+	q.TypedRateLimitingInterface.ShutDownWithDrain()
+}
+
+// setupController registers a reconciler of obj's kind with the options
+// for clk.
+func setupController(mgr manager.Manager, name string, obj client.Object, clk clock.PassiveClock, r reconcile.Reconciler) error {
+	return builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(obj).
+		WithOptions(controllerOptions(clk)).
+		Complete(r)
+}

@@ -1,0 +1,116 @@
+package controllers_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
+	"github.com/fleetover/fleetover/eviction"
+)
+
+// Story 8: a ClusterResourceBinding (a cluster-scoped template, here a
+// ClusterRole) fails over like a ResourceBinding: evicted from a cluster
+// with an untolerated NoExecute taint, re-placed by the scheduler, its Work
+// dispatched to the new cluster and, once the new copy is Healthy, removed
+// from the old one.
+func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
+	f := newFixture(t, nil)
+	f.cfg.Prober = newProbes()
+	f.start()
+	from, to := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(from, clusterv1alpha1.Push)
+	f.createCluster(to, clusterv1alpha1.Push)
+	f.waitReady(from, metav1.ConditionTrue)
+	f.waitReady(to, metav1.ConditionTrue)
+
+	role := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1",
+		"kind":       "ClusterRole",
+		"metadata":   map[string]any{"name": f.ns + "-reader"},
+		"rules":      []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}},
+	}}
+	if err := f.c.Create(f.ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.c.Delete(context.Background(), role) })
+	name := f.ns + "-reader"
+	crb := &workv1alpha2.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: role.GetName()},
+			Clusters: []workv1alpha2.TargetCluster{{Name: from}},
+		},
+	}
+	if err := f.c.Create(f.ctx, crb); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur := &workv1alpha2.ClusterResourceBinding{}
+			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+				return client.IgnoreNotFound(err)
+			}
+			cur.Finalizers = nil
+			return client.IgnoreNotFound(f.c.Update(ctx, cur))
+		})
+		_ = f.c.Delete(ctx, &workv1alpha2.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	})
+	get := func() *workv1alpha2.ClusterResourceBinding {
+		cur := &workv1alpha2.ClusterResourceBinding{}
+		if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, cur); err != nil {
+			t.Fatal(err)
+		}
+		return cur
+	}
+	f.waitWork(get(), from, true)
+
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := f.cluster(from)
+		now := metav1.NewTime(f.clock.Now())
+		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
+		return f.c.Update(f.ctx, cl)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.eventually("evicted and re-placed", func() (bool, string) {
+		cur := get()
+		var clusters, tasks []string
+		for _, tc := range cur.Spec.Clusters {
+			clusters = append(clusters, tc.Name)
+		}
+		for _, tk := range cur.Spec.GracefulEvictionTasks {
+			tasks = append(tasks, tk.FromCluster)
+		}
+		return slices.Equal(clusters, []string{to}) && slices.Equal(tasks, []string{from}), fmt.Sprintf("clusters %v tasks %v", clusters, tasks)
+	})
+	if task := get().Spec.GracefulEvictionTasks[0]; task.Reason != eviction.ReasonTaintUntolerated {
+		t.Fatalf("task = %+v, want TaintUntolerated", task)
+	}
+	f.waitWork(get(), to, true)
+	f.waitWork(get(), from, true)
+
+	// The new copy is Healthy: the task completes and the old Work goes.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := get()
+		base := cur.DeepCopy()
+		cur.Status.AggregatedStatus = []workv1alpha2.AggregatedStatusItem{{ClusterName: to, Applied: true, Health: workv1alpha2.ResourceHealthy}}
+		return f.c.Status().Patch(f.ctx, cur, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.eventually("task completed", func() (bool, string) {
+		return len(get().Spec.GracefulEvictionTasks) == 0, "task still there"
+	})
+	f.waitWork(get(), from, false)
+}
