@@ -168,7 +168,11 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 				}
 				state = s
 			}
-			_, ok, err := evictInto(spec, e.Eviction(state))
+			// Stamped at the decision, in the same write: the graceful
+			// eviction controller then has no stamp to write.
+			ev := e.Eviction(state)
+			ev.CreatedAt = now
+			_, ok, err := evictInto(spec, ev)
 			if err != nil {
 				d.warnings = append(d.warnings, err.Error())
 				continue

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,6 +156,9 @@ type fixture struct {
 	cfg   controllers.Config
 	// newClient, when set, wraps the manager's client (story 5).
 	newClient func(client.WithWatch) client.Client
+	// wrapTransport, when set, wraps the manager's HTTP transport (the
+	// write-count test).
+	wrapTransport func(http.RoundTripper) http.RoundTripper
 
 	ctrls *controllers.Controllers
 	stop  func()
@@ -208,7 +212,12 @@ func (f *fixture) start() {
 			return wrap(c), nil
 		}
 	}
-	mgr, err := ctrl.NewManager(restConfig, opts)
+	rc := restConfig
+	if f.wrapTransport != nil {
+		rc = rest.CopyConfig(restConfig)
+		rc.Wrap(f.wrapTransport)
+	}
+	mgr, err := ctrl.NewManager(rc, opts)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -146,6 +146,9 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 // recorded once, after the write, whatever the number of conflict retries.
 func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover.ClusterFailoverBehavior, cluster string, ev failover.ClusterEviction) error {
 	planned := ev.Eviction(cluster)
+	// Stamped at the decision, in the same write: the graceful eviction
+	// controller then has no stamp to write.
+	planned.CreatedAt = m.Clock.Now()
 	var outcome eviction.EvictOutcome
 	var refusal error
 	refusalReason := ""
