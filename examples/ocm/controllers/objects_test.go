@@ -402,3 +402,33 @@ func deploymentStatus(replicas, available int) map[string]any {
 }
 
 func keyOf(o client.Object) client.ObjectKey { return client.ObjectKeyFromObject(o) }
+
+// neverTogether watches, until the test ends, that the set never has a work
+// on b while its work on a exists (deleting or not): two copies of a
+// single-writer workload would run.
+func (f *fixture) neverTogether(set *workv1alpha1.ManifestWorkReplicaSet, a, b string) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			list := &workv1.ManifestWorkList{}
+			if err := f.c.List(context.Background(), list, client.MatchingLabels{controllers.ReplicaSetUIDLabel: string(set.UID)}); err == nil {
+				seen := map[string]bool{}
+				for i := range list.Items {
+					seen[list.Items[i].Namespace] = true
+				}
+				if seen[a] && seen[b] {
+					f.t.Errorf("works on %s and %s at the same time: two copies of a single-writer workload", a, b)
+					return
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	f.t.Cleanup(func() { close(done); <-stopped })
+}
