@@ -24,33 +24,40 @@ import (
 //
 // so the toleration math (tolerationSeconds counted from the taint's
 // timeAdded) is the same on both sides.
-var (
-	effectToCore = map[clusterv1.TaintEffect]corev1.TaintEffect{
-		clusterv1.TaintEffectNoSelect:       corev1.TaintEffectNoExecute,
-		clusterv1.TaintEffectNoSelectIfNew:  corev1.TaintEffectNoSchedule,
-		clusterv1.TaintEffectPreferNoSelect: corev1.TaintEffectPreferNoSchedule,
+func effectToCore(e clusterv1.TaintEffect) corev1.TaintEffect {
+	switch e {
+	case clusterv1.TaintEffectNoSelect:
+		return corev1.TaintEffectNoExecute
+	case clusterv1.TaintEffectNoSelectIfNew:
+		return corev1.TaintEffectNoSchedule
+	case clusterv1.TaintEffectPreferNoSelect:
+		return corev1.TaintEffectPreferNoSchedule
 	}
-	effectToOCM = map[corev1.TaintEffect]clusterv1.TaintEffect{
-		corev1.TaintEffectNoExecute:        clusterv1.TaintEffectNoSelect,
-		corev1.TaintEffectNoSchedule:       clusterv1.TaintEffectNoSelectIfNew,
-		corev1.TaintEffectPreferNoSchedule: clusterv1.TaintEffectPreferNoSelect,
-	}
-)
+	// An effect a later OCM version may add keeps its name: it matches no
+	// toleration but one without an effect, as in OCM.
+	return corev1.TaintEffect(e)
+}
 
-// coreTaints converts a ManagedCluster's taints. An effect OCM may add in a
-// later version keeps its name, so it matches no toleration effect but an
-// empty one, as an unknown effect would in OCM.
+func effectToOCM(e corev1.TaintEffect) clusterv1.TaintEffect {
+	switch e {
+	case corev1.TaintEffectNoExecute:
+		return clusterv1.TaintEffectNoSelect
+	case corev1.TaintEffectNoSchedule:
+		return clusterv1.TaintEffectNoSelectIfNew
+	case corev1.TaintEffectPreferNoSchedule:
+		return clusterv1.TaintEffectPreferNoSelect
+	}
+	return clusterv1.TaintEffect(e)
+}
+
+// coreTaints converts a ManagedCluster's taints.
 func coreTaints(in []clusterv1.Taint) []corev1.Taint {
 	if len(in) == 0 {
 		return nil
 	}
 	out := make([]corev1.Taint, len(in))
 	for i, t := range in {
-		effect, ok := effectToCore[t.Effect]
-		if !ok {
-			effect = corev1.TaintEffect(t.Effect)
-		}
-		out[i] = corev1.Taint{Key: t.Key, Value: t.Value, Effect: effect}
+		out[i] = corev1.Taint{Key: t.Key, Value: t.Value, Effect: effectToCore(t.Effect)}
 		if !t.TimeAdded.IsZero() {
 			added := t.TimeAdded
 			out[i].TimeAdded = &added
@@ -67,11 +74,7 @@ func ocmTaints(in []corev1.Taint, now metav1.Time) []clusterv1.Taint {
 	}
 	out := make([]clusterv1.Taint, len(in))
 	for i, t := range in {
-		effect, ok := effectToOCM[t.Effect]
-		if !ok {
-			effect = clusterv1.TaintEffect(t.Effect)
-		}
-		out[i] = clusterv1.Taint{Key: t.Key, Value: t.Value, Effect: effect, TimeAdded: now}
+		out[i] = clusterv1.Taint{Key: t.Key, Value: t.Value, Effect: effectToOCM(t.Effect), TimeAdded: now}
 		if t.TimeAdded != nil {
 			out[i].TimeAdded = *t.TimeAdded
 		}
@@ -88,10 +91,7 @@ func coreTolerations(in []clusterv1beta1.Toleration) []corev1.Toleration {
 	for i, t := range in {
 		var effect corev1.TaintEffect
 		if t.Effect != "" {
-			var ok bool
-			if effect, ok = effectToCore[t.Effect]; !ok {
-				effect = corev1.TaintEffect(t.Effect)
-			}
+			effect = effectToCore(t.Effect)
 		}
 		out[i] = corev1.Toleration{
 			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,

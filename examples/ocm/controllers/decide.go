@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
+	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
@@ -134,7 +135,9 @@ func tolerationEviction(planner failover.ClusterFailoverPlanner, key, cluster st
 }
 
 // placementTolerations converts a Placement's tolerations for the library.
-var placementTolerations = coreTolerations
+func placementTolerations(in []clusterv1beta1.Toleration) []corev1.Toleration {
+	return coreTolerations(in)
+}
 
 // evict applies one eviction to the workload's targets and tasks
 // (eviction.Evict): the cluster leaves the targets and one task tracks its
