@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,7 +145,7 @@ func TestDecodeStateNamesTheField(t *testing.T) {
 	} {
 		_, err := decodeState(map[string]string{FailoverStateAnnotation: raw})
 		var fe *field.Error
-		if err == nil || (!errors.As(err, &fe) && !containsField(err.Error())) {
+		if err == nil || (!errors.As(err, &fe) && !strings.Contains(err.Error(), FailoverStateAnnotation)) {
 			t.Errorf("%s: error %v does not name the annotation", name, err)
 		}
 	}
@@ -165,25 +166,12 @@ func TestDecodeStateNamesTheField(t *testing.T) {
 	}
 }
 
-func containsField(msg string) bool {
-	return len(msg) > 0 && (contains(msg, FailoverStateAnnotation))
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
-}
-
 func TestDecodePolicy(t *testing.T) {
 	if p, err := decodePolicy(nil); p != nil || err != nil {
 		t.Fatalf("no annotation: %v %v", p, err)
 	}
 	_, err := decodePolicy(map[string]string{FailoverPolicyAnnotation: `{"application":{"decisionConditions":{"tolerationSeconds":-1}}}`})
-	if err == nil || !contains(err.Error(), "tolerationSeconds") {
+	if err == nil || !strings.Contains(err.Error(), "tolerationSeconds") {
 		t.Fatalf("negative tolerationSeconds: %v", err)
 	}
 }
