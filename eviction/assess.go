@@ -258,30 +258,18 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 			continue
 		}
 		deadline := t.CreationTimestamp.Add(gracePeriod(t, opts))
+		expired, replaced := RemovedGracePeriodExpired, RemovedReplacementHealthy
 		if mode == PurgeDirectly {
 			if !lookupOldCopy(in.OldCopies, t.FromCluster).Gone {
 				dst.Kept = append(dst.Kept, *t)
 				continue
 			}
-			if !now.Before(deadline) {
-				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
-				continue
-			}
-			if !in.SchedulerBehind {
-				if !healthKnown {
-					allHealthy, healthKnown = allTargetsHealthy(in), true
-				}
-				if allHealthy {
-					dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
-					continue
-				}
-			}
-			dst.Kept = append(dst.Kept, *t)
-			dst.wakeAt(deadline)
-			continue
+			// The old copy is gone: the task only carries the state to
+			// the new copy now, and goes as a graceful one would.
+			expired, replaced = RemovedPurgedDirectly, RemovedPurgedDirectly
 		}
 		if !now.Before(deadline) {
-			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedGracePeriodExpired})
+			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: expired})
 			continue
 		}
 		if !in.SchedulerBehind {
@@ -289,7 +277,7 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 				allHealthy, healthKnown = allTargetsHealthy(in), true
 			}
 			if allHealthy {
-				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedReplacementHealthy})
+				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: replaced})
 				continue
 			}
 		}
