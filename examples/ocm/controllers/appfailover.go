@@ -106,10 +106,9 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 			if policy.StatePreservation != nil {
 				s, err := a.Health.state(policy.StatePreservation, b.Works[e.Cluster])
 				if err != nil {
-					// The eviction waits; its countdown stays (it ran out, so
-					// the next look evicts at once).
+					// The eviction waits; the detector keeps its record (the
+					// countdown ran out, so the next look proposes it again).
 					a.Events.event(b.Set, corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", e.Cluster, err)
-					records = keepRecord(records, st.ApplicationHealth, e.Cluster)
 					next = earliest(next, now.Add(time.Second))
 					continue
 				}
@@ -118,7 +117,6 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 			nt, ok, err := evict(targets, st, e.Make(state))
 			if err != nil {
 				a.Events.event(b.Set, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
-				records = keepRecord(records, st.ApplicationHealth, e.Cluster)
 				continue
 			}
 			if ok {

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 )
 
@@ -90,6 +91,25 @@ func loadBinding(ctx context.Context, c client.Client, key client.ObjectKey) (*b
 		b.Works[list.Items[i].Namespace] = &list.Items[i]
 	}
 	return b, nil
+}
+
+// oldCopies tells the library what became of the workload's copy on a
+// cluster: gone once its ManifestWork is, deleting since the work's
+// deletionTimestamp, unreachable while the cluster carries the unreachable
+// taint.
+func (b *binding) oldCopies(ctx context.Context, c client.Client, taints failover.ClusterTaintConfig) eviction.OldCopyLookup {
+	return oldCopies(func(cluster string) oldCopy {
+		mw := b.Works[cluster]
+		if mw == nil {
+			return oldCopy{}
+		}
+		out := oldCopy{Work: &mw.ObjectMeta}
+		mc := &clusterv1.ManagedCluster{}
+		if err := c.Get(ctx, types.NamespacedName{Name: cluster}, mc); err == nil {
+			out.Unreachable = clusterUnreachable(taints, mc.Spec.Taints)
+		}
+		return out
+	})
 }
 
 // selector is the Placement's cluster label selector: the first

@@ -176,21 +176,39 @@ func TestDecodePolicy(t *testing.T) {
 	}
 }
 
-func TestSingleWriterState(t *testing.T) {
+func TestInjectionStateFollowsTheSingleWriterRule(t *testing.T) {
 	state := map[string]string{"job": "1"}
 	direct := eviction.GracefulEvictionTask{FromCluster: "a", PurgeMode: eviction.PurgeDirectly, PreservedLabelState: state, ClustersBeforeFailover: []string{"a"}}
-	if got, ok := singleWriterState("b", []string{"b"}, []eviction.GracefulEvictionTask{direct}); !ok || got["job"] != "1" {
+	if got, ok := injectionState("b", []string{"b"}, []eviction.GracefulEvictionTask{direct}); !ok || got["job"] != "1" {
 		t.Fatalf("Directly, one new target: %v %v", got, ok)
 	}
-	if _, ok := singleWriterState("b", []string{"b", "c"}, []eviction.GracefulEvictionTask{direct}); ok {
+	if _, ok := injectionState("b", []string{"b", "c"}, []eviction.GracefulEvictionTask{direct}); ok {
 		t.Fatal("state injected into one of two new targets")
 	}
 	graceful := direct
 	graceful.PurgeMode = eviction.PurgeGracefully
-	if _, ok := singleWriterState("b", []string{"b"}, []eviction.GracefulEvictionTask{graceful}); ok {
+	if _, ok := injectionState("b", []string{"b"}, []eviction.GracefulEvictionTask{graceful}); ok {
 		t.Fatal("state injected while the old copy keeps running (Gracefully)")
 	}
-	if _, ok := singleWriterState("a", []string{"a"}, []eviction.GracefulEvictionTask{direct}); ok {
+	if _, ok := injectionState("a", []string{"a"}, []eviction.GracefulEvictionTask{direct}); ok {
 		t.Fatal("state injected back into the cluster it came from")
+	}
+}
+
+func TestOldCopiesFromManifestWorks(t *testing.T) {
+	deleting := metav1.NewTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	works := map[string]oldCopy{
+		"running":  {Work: &metav1.ObjectMeta{Name: "w"}},
+		"deleting": {Work: &metav1.ObjectMeta{Name: "w", DeletionTimestamp: &deleting}, Unreachable: true},
+	}
+	old := oldCopies(func(cluster string) oldCopy { return works[cluster] })
+	if got := old.OldCopy("gone"); !got.Gone {
+		t.Fatalf("no work: %+v, want gone", got)
+	}
+	if got := old.OldCopy("running"); got.Gone || !got.DeletingSince.IsZero() || got.Unreachable {
+		t.Fatalf("running work: %+v", got)
+	}
+	if got := old.OldCopy("deleting"); got.Gone || !got.DeletingSince.Equal(deleting.Time) || !got.Unreachable {
+		t.Fatalf("work being deleted on an unreachable cluster: %+v", got)
 	}
 }

@@ -143,11 +143,7 @@ func placementTolerations(in []clusterv1beta1.Toleration) []corev1.Toleration {
 // (eviction.Evict): the cluster leaves the targets and one task tracks its
 // old copy. It reports whether anything changed.
 func evict(targets []string, st *FailoverState, ev eviction.Eviction) (newTargets []string, changed bool, err error) {
-	tcs := make([]eviction.TargetCluster, len(targets))
-	for i, name := range targets {
-		tcs[i] = eviction.TargetCluster{Name: name}
-	}
-	res, err := eviction.Evict(tcs, st.Tasks, ev)
+	res, err := eviction.Evict(targetClusters(targets), st.Tasks, ev)
 	if err != nil || !res.Changed() {
 		return targets, false, err
 	}
@@ -176,17 +172,6 @@ type replacement struct {
 	RetryAt time.Time
 }
 
-// historyView adapts the eviction history to the scheduling filter.
-type historyView struct {
-	history eviction.EvictionHistory
-	seconds *int32
-}
-
-func (h historyView) BlockedUntil(cluster string, now time.Time) (time.Time, bool) {
-	until, blocked, _ := h.history.BlockedUntil(cluster, h.seconds, now)
-	return until, blocked
-}
-
 func blockSeconds(policy *failover.FailoverBehavior) *int32 {
 	if policy != nil && policy.Application != nil {
 		return policy.Application.BlockPredecessorSeconds
@@ -208,23 +193,19 @@ func replace(name string, targets, lost []string, fleet []fleetCluster, tolerati
 		Type:     scheduling.Duplicated,
 		Clusters: clusters,
 		Workload: &scheduling.Workload{
-			Name:          name,
-			Tolerations:   tolerations,
-			EvictionTasks: st.Tasks,
-			History:       historyView{history: st.History, seconds: blockSeconds(policy)},
-			Now:           now,
+			Name:                    name,
+			Tolerations:             tolerations,
+			EvictionTasks:           st.Tasks,
+			History:                 st.History,
+			BlockPredecessorSeconds: blockSeconds(policy),
+			Now:                     now,
 		},
 	}
 	if selector != nil {
 		req.Filters = append(scheduling.DefaultFilters(), scheduling.LabelSelector(selector))
 	}
-	for _, n := range targets {
-		req.Targets = append(req.Targets, scheduling.TargetCluster{Name: n})
-	}
-	for _, n := range lost {
-		req.Targets = append(req.Targets, scheduling.TargetCluster{Name: n})
-		req.Failed = append(req.Failed, n)
-	}
+	req.Targets = targetClusters(targets)
+	req.Evicted = targetClusters(lost)
 	plan, err := scheduling.Replace(req)
 	if err != nil {
 		return replacement{}, err
@@ -309,7 +290,11 @@ type applicationEviction struct {
 // detection is the application failover detector's answer.
 type detection struct {
 	Evictions []applicationEviction
-	// Records are the records to persist.
+	// Records are the records to persist as they are: the detector keeps
+	// the record of a cluster it proposes to evict until the cluster leaves
+	// the targets, so an eviction that could not be carried out (state not
+	// readable, Evict refused) comes back with its countdown and its
+	// Settled flag.
 	Records        []failover.WorkloadHealthRecord
 	RecordsChanged bool
 	Next           time.Time
@@ -318,9 +303,9 @@ type detection struct {
 // detectFailure asks failover.DetectApplicationFailure which clusters the
 // workload must leave because it stays unhealthy there.
 func detectFailure(policy *failover.ApplicationFailoverBehavior, targets []string, observed []workloadHealth, records []failover.WorkloadHealthRecord, now time.Time, cfg failover.DetectorConfig) (detection, error) {
-	hs := make([]failover.WorkloadHealth, len(observed))
+	hs := make([]failover.ObservedHealth, len(observed))
 	for i, o := range observed {
-		hs[i] = failover.WorkloadHealth{ClusterName: o.Cluster, Health: o.Status, CollectedSince: o.Since}
+		hs[i] = failover.ObservedHealth{ClusterName: o.Cluster, Status: o.Status, CollectedSince: o.Since}
 	}
 	det, err := failover.DetectApplicationFailure(failover.DetectorInput{
 		Policy: policy, Clusters: targets, Health: hs, Records: records,
@@ -341,19 +326,6 @@ func detectFailure(policy *failover.ApplicationFailoverBehavior, targets []strin
 		})
 	}
 	return out, nil
-}
-
-// keepRecord puts back the input record of cluster into records: the
-// detector drops the record of a cluster it asks to evict, but an eviction
-// that could not be carried out must not lose its countdown.
-func keepRecord(records, input []failover.WorkloadHealthRecord, cluster string) []failover.WorkloadHealthRecord {
-	records = slices.DeleteFunc(records, func(r failover.WorkloadHealthRecord) bool { return r.ClusterName == cluster })
-	for _, r := range input {
-		if r.ClusterName == cluster {
-			return append(records, r)
-		}
-	}
-	return records
 }
 
 // recordEviction remembers that the workload left cluster at now.
@@ -391,36 +363,13 @@ func statePreservation(policy *failover.FailoverBehavior, ev eviction.Eviction) 
 	return nil
 }
 
-// singleWriterState returns the state to inject into the manifest for a
-// new copy on target, under the single-writer rule: only state carried by
-// a Directly eviction (the old copy is deleted before the new one is
-// dispatched, which the dispatch gate enforces), and only when target is
-// the one new cluster of that failover, so that no two copies resume the
-// same checkpoint. Gracefully and Never keep the old copy running: their
-// state is never injected here.
-func singleWriterState(target string, targets []string, tasks []eviction.GracefulEvictionTask) (map[string]string, bool) {
-	var carriers []preservation.Carrier
-	for i := range tasks {
-		t := &tasks[i]
-		if t.PurgeMode.Normalize() != eviction.PurgeDirectly || len(t.PreservedLabelState) == 0 {
-			continue
-		}
-		newTargets := 0
-		for _, n := range targets {
-			if !slices.Contains(t.ClustersBeforeFailover, n) {
-				newTargets++
-			}
-		}
-		if newTargets != 1 {
-			continue
-		}
-		c := preservation.Carrier{FromCluster: t.FromCluster, ClustersBeforeFailover: t.ClustersBeforeFailover, State: t.PreservedLabelState}
-		if t.CreationTimestamp != nil {
-			c.CreatedAt = t.CreationTimestamp.Time
-		}
-		carriers = append(carriers, c)
-	}
-	return preservation.StateFor(target, carriers)
+// injectionState returns the state to inject into the manifest for a new
+// copy on target: preservation.StateFor, the library's single-writer rule
+// (only state carried by a Directly eviction, whose old copy is deleted
+// before the new one is dispatched, and only into the one new cluster of
+// that failover).
+func injectionState(target string, targets []string, tasks []eviction.GracefulEvictionTask) (map[string]string, bool) {
+	return preservation.StateFor(target, targetClusters(targets), tasks)
 }
 
 // injectState writes state into the manifest's labels.
@@ -428,17 +377,38 @@ func injectState(manifest *unstructured.Unstructured, state map[string]string) e
 	return preservation.Inject(manifest, state)
 }
 
-// keepsOldCopy reports whether a task keeps its old copy running until the
-// assessment lets it go (Gracefully, Never); a Directly task's old copy is
-// deleted at once.
-func keepsOldCopy(t *eviction.GracefulEvictionTask) bool {
-	return t.PurgeMode.Normalize() != eviction.PurgeDirectly
+// deleteOldCopy reports whether the old work a task tracks goes now
+// (eviction.DeleteOldCopy): at once under Directly, but never the last
+// copy of a workload with no target; Gracefully and Never keep it while the
+// task exists.
+func deleteOldCopy(t *eviction.GracefulEvictionTask, targets []string) bool {
+	return eviction.DeleteOldCopy(t, targetClusters(targets))
 }
 
-// pendingPurge is an old copy a Directly eviction is deleting.
-type pendingPurge struct {
-	Task        *eviction.GracefulEvictionTask
+// oldCopy is what the hub knows of a workload's copy on one cluster: its
+// ManifestWork (nil: gone) and whether the cluster is unreachable.
+type oldCopy struct {
+	Work        *metav1.ObjectMeta
 	Unreachable bool
+}
+
+// oldCopies adapts the hub's view to eviction.OldCopyLookup: a copy is gone
+// once its ManifestWork is (the work agent's finalizer holds the work until
+// the applied resources are removed from the managed cluster), and its
+// deletion started at the work's deletionTimestamp, which is persisted, so
+// a restart neither resets nor skips the escape countdown.
+func oldCopies(of func(cluster string) oldCopy) eviction.OldCopyLookup {
+	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
+		c := of(cluster)
+		if c.Work == nil {
+			return eviction.OldCopy{Gone: true}
+		}
+		out := eviction.OldCopy{Unreachable: c.Unreachable}
+		if c.Work.DeletionTimestamp != nil {
+			out.DeletingSince = c.Work.DeletionTimestamp.Time
+		}
+		return out
+	})
 }
 
 // dispatchGate is whether a new copy may be dispatched to target now.
@@ -450,19 +420,12 @@ type dispatchGate struct {
 }
 
 // gateDispatch asks eviction.DispatchBlocked whether dispatch to target
-// waits for an old copy a Directly eviction is deleting. The escape for an
-// unreachable old cluster counts from the task's creation, which Evict
-// stamped when the eviction was decided.
-func gateDispatch(target string, purges []pendingPurge, now time.Time, opts eviction.AssessOptions) dispatchGate {
-	pending := make([]eviction.PendingPurge, 0, len(purges))
-	for _, p := range purges {
-		pp := eviction.PendingPurge{Cluster: p.Task.FromCluster, Unreachable: p.Unreachable, ClustersBeforeFailover: p.Task.ClustersBeforeFailover, Since: now}
-		if p.Task.CreationTimestamp != nil {
-			pp.Since = p.Task.CreationTimestamp.Time
-		}
-		pending = append(pending, pp)
-	}
-	g := eviction.DispatchBlocked(target, pending, now, opts)
+// waits for an old copy a Directly eviction is deleting: it holds from the
+// moment the eviction is decided until the old work is gone, or, for an
+// unreachable old cluster, until the escape timeout counted from the old
+// work's deletionTimestamp has passed.
+func gateDispatch(target string, tasks []eviction.GracefulEvictionTask, old eviction.OldCopyLookup, now time.Time, opts eviction.AssessOptions) dispatchGate {
+	g := eviction.DispatchBlocked(target, tasks, old, now, opts)
 	return dispatchGate{Blocked: g.Blocked, Until: g.Until, BlockedBy: g.BlockedBy, Escaped: g.Escaped}
 }
 
@@ -479,32 +442,39 @@ type assessment struct {
 type removedTask struct {
 	Task   eviction.GracefulEvictionTask
 	Reason string
-	// Directly reports a Directly task: its old copy goes at once, but the
-	// task (and the state it carries) stays until the new copy has it.
-	Directly bool
 }
 
 // assess judges the tasks with eviction.Assess: a replacement healthy on
 // every target (and the re-placement done) or the grace period over lets
-// an old copy go; the last copy of a workload that has nowhere else to run
-// is kept.
-func assess(tasks []eviction.GracefulEvictionTask, targets []string, placed bool, healthOf func(cluster string) health.Status, now time.Time, opts eviction.AssessOptions) assessment {
-	tcs := make([]eviction.TargetCluster, len(targets))
-	for i, n := range targets {
-		tcs[i] = eviction.TargetCluster{Name: n}
-	}
+// an old copy go; a Directly task, which carries the preserved state and
+// holds the dispatch, stays until its old copy is gone and the new one is
+// healthy (or its grace period passed); the last copy of a workload that
+// has nowhere else to run is kept.
+func assess(tasks []eviction.GracefulEvictionTask, targets []string, placed bool, healthOf func(cluster string) health.Status, old eviction.OldCopyLookup, now time.Time, opts eviction.AssessOptions) assessment {
 	a := eviction.Assess(eviction.AssessInput{
-		Tasks:                   tasks,
-		Targets:                 tcs,
-		SchedulerObservedLatest: placed,
-		Health: eviction.HealthLookupFunc(func(cluster string) eviction.WorkloadHealth {
-			return eviction.WorkloadHealth(healthOf(cluster))
-		}),
-		Now: now,
+		Tasks:           tasks,
+		Targets:         targetClusters(targets),
+		SchedulerBehind: !placed,
+		Health:          eviction.HealthLookupFunc(healthOf),
+		OldCopies:       old,
+		Now:             now,
 	}, opts)
 	out := assessment{Kept: a.Kept, Changed: a.Changed(), Next: a.NextAssessment}
 	for _, r := range a.Removed {
-		out.Removed = append(out.Removed, removedTask{Task: r.Task, Reason: string(r.Reason), Directly: r.Reason == eviction.RemovedPurgedDirectly})
+		out.Removed = append(out.Removed, removedTask{Task: r.Task, Reason: string(r.Reason)})
+	}
+	return out
+}
+
+// targetClusters turns cluster names into the library's placement entries
+// (a Placement's clusters are duplicates: no replica counts).
+func targetClusters(names []string) []eviction.TargetCluster {
+	if len(names) == 0 {
+		return nil
+	}
+	out := make([]eviction.TargetCluster, len(names))
+	for i, n := range names {
+		out[i] = eviction.TargetCluster{Name: n}
 	}
 	return out
 }

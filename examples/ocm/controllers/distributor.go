@@ -12,10 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
@@ -30,16 +28,19 @@ import (
 )
 
 // WorkDistributor keeps one ManifestWork per cluster of a workload: its
-// decided clusters, and the clusters a Gracefully (or Never) evicted old
-// copy is still kept on by a task. It does the job OCM's
+// decided clusters, and the clusters an evicted old copy is still kept on
+// by a task (Gracefully and Never; under Directly only the last copy of a
+// workload with no target, eviction.DeleteOldCopy). It does the job OCM's
 // ManifestWorkReplicaSet controller does, with failover's rules:
 //
-//   - A new copy is not dispatched while an old copy that a Directly
-//     eviction is deleting still exists (eviction.DispatchBlocked), except
-//     past the escape timeout for an unreachable old cluster.
+//   - A new copy is not dispatched while the old copy of a Directly
+//     eviction still exists (eviction.DispatchBlocked, from the moment the
+//     eviction is decided), except past the escape timeout, counted from
+//     the old work's deletionTimestamp, for an unreachable old cluster.
 //   - Preserved state is injected, as labels of the workload manifest, only
-//     into a work created after the old work is gone, on the one new
-//     cluster of a Directly failover: a single writer is guaranteed.
+//     where preservation.StateFor allows it: into a work created after the
+//     old work is gone, on the one new cluster of a Directly failover, so a
+//     single writer is guaranteed. Nothing is injected past an escape.
 //   - A work it already made keeps the state labels it was given; nothing
 //     is injected into a running copy.
 //
@@ -86,24 +87,13 @@ func (d *WorkDistributor) Reconcile(ctx context.Context, req reconcile.Request) 
 	now := d.Clock.Now()
 	targets := b.targets()
 	desired := slices.Clone(targets)
-	var purges []pendingPurge
 	for i := range b.State.Tasks {
 		t := &b.State.Tasks[i]
-		if keepsOldCopy(t) {
-			if !slices.Contains(desired, t.FromCluster) {
-				desired = append(desired, t.FromCluster)
-			}
-			continue
-		}
-		if _, exists := b.Works[t.FromCluster]; exists {
-			mc := &clusterv1.ManagedCluster{}
-			unreachable := false
-			if err := d.Client.Get(ctx, types.NamespacedName{Name: t.FromCluster}, mc); err == nil {
-				unreachable = clusterUnreachable(d.Taints, mc.Spec.Taints)
-			}
-			purges = append(purges, pendingPurge{Task: t, Unreachable: unreachable})
+		if _, exists := b.Works[t.FromCluster]; exists && !deleteOldCopy(t, targets) && !slices.Contains(desired, t.FromCluster) {
+			desired = append(desired, t.FromCluster)
 		}
 	}
+	old := b.oldCopies(ctx, d.Client, d.Taints)
 
 	// Old copies go first, so that a blocked dispatch can follow.
 	for cluster, mw := range b.Works {
@@ -123,14 +113,14 @@ func (d *WorkDistributor) Reconcile(ctx context.Context, req reconcile.Request) 
 			}
 			continue
 		}
-		gate := gateDispatch(cluster, purges, now, d.Gate)
+		gate := gateDispatch(cluster, b.State.Tasks, old, now, d.Gate)
 		if gate.Blocked {
 			next = earliest(next, gate.Until)
 			continue
 		}
 		var state map[string]string
-		if d.StatefulFailoverInjection && len(purges) == 0 {
-			state, _ = singleWriterState(cluster, targets, b.State.Tasks)
+		if d.StatefulFailoverInjection && !gate.Escaped {
+			state, _ = injectionState(cluster, targets, b.State.Tasks)
 		}
 		if gate.Escaped {
 			d.Events.event(b.Set, corev1.EventTypeWarning, "DispatchEscaped",

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 )
 
@@ -27,12 +27,16 @@ import (
 // or the grace period ends; then the task goes and with it the old work.
 // The last copy of a workload that has nowhere else to run is kept.
 //
-// A Directly task's old work is deleted at once; the task itself, with the
-// state it carries, stays until that work is gone and the new copy was
-// dispatched, so the state is never lost on the way.
+// A Directly task's old work is deleted at once (the WorkDistributor, by
+// eviction.DeleteOldCopy); the task itself, which carries the preserved
+// state and holds the new copy's dispatch, stays until that work is gone
+// and the new copy reports healthy (or its grace period passed), so the
+// state is never lost on the way.
 type GracefulEvictionController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Taints are the health taint keys.
+	Taints failover.ClusterTaintConfig
 	// Options tune the assessment.
 	Options eviction.AssessOptions
 	Health  *workHealth
@@ -69,6 +73,7 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 		s, _ := g.Health.status(b.Works[cluster])
 		return s
 	}
+	old := b.oldCopies(ctx, g.Client, g.Taints)
 	var next time.Time
 	var removed []removedTask
 	err = writeDecision(ctx, g.Client, b.decisionKey(), func(pd *clusterv1beta1.PlacementDecision, st *FailoverState) ([]string, bool, error) {
@@ -78,27 +83,13 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 		}
 		targets := liveTargets(decidedClusters(pd), *st)
 		placed := len(lostClusters(targets, st.Tasks)) == 0
-		a := assess(st.Tasks, targets, placed, healthOf, now, g.Options)
+		a := assess(st.Tasks, targets, placed, healthOf, old, now, g.Options)
 		next = a.Next
-		kept := a.Kept
-		for _, r := range a.Removed {
-			if r.Directly && !delivered(&r.Task, targets, b) {
-				// Keep it: the old work is being deleted and the new copy
-				// waits for it (the dispatch gate) to receive the state.
-				kept = append(kept, r.Task)
-				continue
-			}
-			removed = append(removed, r)
-		}
-		if len(removed) == 0 && !a.Changed {
+		if !a.Changed {
 			return nil, false, nil
 		}
-		// Assess keeps input order; put the held Directly tasks back in it.
-		order := func(t evictionTask) int {
-			return slices.IndexFunc(st.Tasks, func(o evictionTask) bool { return o.FromCluster == t.FromCluster })
-		}
-		slices.SortStableFunc(kept, func(x, y evictionTask) int { return order(x) - order(y) })
-		st.Tasks = kept
+		removed = a.Removed
+		st.Tasks = a.Kept
 		if len(st.Tasks) == 0 {
 			st.Tasks = nil
 		}
@@ -112,25 +103,4 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 	}
 	g.Recheck.Replace(req.NamespacedName, next)
 	return reconcile.Result{}, nil
-}
-
-// delivered reports that a Directly task has done its job: its old work is
-// gone and every new cluster (at least one) has its work (made with the task's state, if
-// the single-writer rule allowed it).
-func delivered(t *evictionTask, targets []string, b *binding) bool {
-	if _, exists := b.Works[t.FromCluster]; exists {
-		return false
-	}
-	placed := 0
-	for _, n := range targets {
-		if slices.Contains(t.ClustersBeforeFailover, n) {
-			continue
-		}
-		if _, ok := b.Works[n]; !ok {
-			return false
-		}
-		placed++
-	}
-	// No new cluster yet: the task keeps the state until one is found.
-	return placed > 0
 }

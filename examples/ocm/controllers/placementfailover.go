@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
+	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
 )
 
 // PlacementFailoverController moves a workload off the clusters whose
@@ -115,6 +117,7 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 				}
 				break
 			}
+			ev.Settled = settledOn(st, p.Health, b.Works[cluster])
 			if sp := statePreservation(b.Policy, *ev); sp != nil {
 				state, err := p.Health.state(sp, b.Works[cluster])
 				if err != nil {
@@ -158,4 +161,22 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 	}
 	p.Recheck.Replace(req.NamespacedName, next)
 	return reconcile.Result{}, nil
+}
+
+// settledOn reports whether the workload's copy on the work's cluster
+// became healthy at least once, as far as the hub knows: the application
+// failover detector's record says so, or the work reports it Healthy now.
+// Evict then lets the state read from that copy replace the state it was
+// started from; a copy that never settled keeps the older state.
+func settledOn(st *FailoverState, wh *workHealth, mw *workv1.ManifestWork) bool {
+	if mw == nil {
+		return false
+	}
+	for _, r := range st.ApplicationHealth {
+		if r.ClusterName == mw.Namespace && r.Settled {
+			return true
+		}
+	}
+	s, _ := wh.status(mw)
+	return s == health.Healthy
 }

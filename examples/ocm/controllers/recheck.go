@@ -34,11 +34,12 @@ type Rechecker struct {
 
 // NewRechecker returns a Rechecker on clk, reporting its depth and lateness
 // to metrics (nil for none).
-func NewRechecker(clk clock.Clock, metrics eviction.DeadlineQueueMetrics) *Rechecker {
-	return &Rechecker{
-		queue:  eviction.NewDeadlineQueue[types.NamespacedName](eviction.DeadlineQueueConfig{Clock: clk, Metrics: metrics}),
-		events: make(chan event.GenericEvent, 1024),
+func NewRechecker(clk clock.Clock, metrics eviction.DeadlineQueueMetrics) (*Rechecker, error) {
+	queue, err := eviction.NewDeadlineQueue[types.NamespacedName](eviction.DeadlineQueueConfig{Clock: clk, Metrics: metrics})
+	if err != nil {
+		return nil, err
 	}
+	return &Rechecker{queue: queue, events: make(chan event.GenericEvent, 1024)}, nil
 }
 
 // At asks for a look at key no later than at; an earlier pending look

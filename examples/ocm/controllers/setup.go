@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -72,16 +73,31 @@ func Setup(_ context.Context, mgr manager.Manager, cfg Config) (*Controllers, er
 	events := NewEventSink(mgr.GetEventRecorder("fleetover"))
 	c := mgr.GetClient()
 	name := func(n string) string { return cfg.NamePrefix + n }
-	recheck := func() *Rechecker { return NewRechecker(clk, nil) }
+	var recheckErr error
+	recheck := func() *Rechecker {
+		r, err := NewRechecker(clk, nil)
+		if err != nil {
+			recheckErr = fmt.Errorf("rechecker: %w", err)
+		}
+		return r
+	}
 	pacerCfg := cfg.Pacer
 	pacerCfg.Clock = clk
+	pacer, err := eviction.NewPacer(pacerCfg)
+	if err != nil {
+		return nil, fmt.Errorf("pacer: %w", err)
+	}
+	tracker, err := failover.NewClusterHealthTracker(clk, cfg.ClusterHealth)
+	if err != nil {
+		return nil, fmt.Errorf("cluster health: %w", err)
+	}
 	wh := &workHealth{registry: health.NewRegistry(cfg.Health)}
 
 	out := &Controllers{
 		PlacementFailover: &PlacementFailoverController{
 			Client: c, Clock: clk, Taints: taints,
 			Planner: failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover},
-			Pacer:   eviction.NewPacer(pacerCfg), Health: wh,
+			Pacer:   pacer, Health: wh,
 			Recheck: recheck(), Events: events,
 		},
 		ApplicationFailover: &ApplicationFailoverController{
@@ -89,7 +105,7 @@ func Setup(_ context.Context, mgr manager.Manager, cfg Config) (*Controllers, er
 			Recheck: recheck(), Events: events,
 		},
 		GracefulEviction: &GracefulEvictionController{
-			Client: c, Clock: clk, Options: cfg.Assess, Health: wh,
+			Client: c, Clock: clk, Taints: taints, Options: cfg.Assess, Health: wh,
 			Recheck: recheck(), Events: events,
 		},
 		Distributor: &WorkDistributor{
@@ -107,10 +123,13 @@ func Setup(_ context.Context, mgr manager.Manager, cfg Config) (*Controllers, er
 	if !cfg.SkipClusterHealth {
 		out.ClusterHealth = &ClusterHealthController{
 			Client: c, Clock: clk, Taints: taints,
-			Tracker: failover.NewClusterHealthTracker(clk, cfg.ClusterHealth),
+			Tracker: tracker,
 			Recheck: recheck(), Events: events,
 		}
 		setups["cluster-health"] = out.ClusterHealth.SetupWithManager
+	}
+	if recheckErr != nil {
+		return nil, recheckErr
 	}
 	for n, setup := range setups {
 		if err := setup(mgr, name(n)); err != nil {

@@ -43,7 +43,8 @@ func flinkDeployment(ns, name string) (*unstructured.Unstructured, []feedbackRul
 // spare cluster with its job id, and never runs twice. Directly: the old
 // ManifestWork is deleted at once, and the new one is created only after
 // the old one is gone (its work agent's finalizer held it), with the job id
-// read from the old work's status feedback injected as a label.
+// read from the old work's status feedback injected as a label. The task
+// that carries the job id stays until the new copy reports healthy.
 func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) {
 		outageConfig(c)
@@ -122,12 +123,18 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 	if got := workManifest(ws[spare]).GetLabels()[jobIDLabel]; got != "4f6a2c9e0b1d" {
 		t.Fatalf("new copy's job id label = %q, want the old job's 4f6a2c9e0b1d", got)
 	}
-	f.eventually("Directly task done once the state was delivered", func() (bool, string) {
+	// The task, which carries the state, stays until the new copy is
+	// healthy: a copy that fails to start can still be failed over with it.
+	f.advance(f.clock.Now().Add(30*time.Second), 5*time.Second, spare)
+	if st := f.failoverState("flink"); len(st.Tasks) != 1 || st.Tasks[0].PreservedLabelState[jobIDLabel] != "4f6a2c9e0b1d" {
+		t.Fatalf("Directly task went before the new copy was healthy: %+v", st.Tasks)
+	}
+	f.feedback(set, spare, map[string]any{"jobId": "77aa", "jobState": "RUNNING", "lifecycleState": "STABLE"})
+	f.eventually("Directly task done once the new copy is healthy", func() (bool, string) {
 		st := f.failoverState("flink")
 		return len(st.Tasks) == 0, "tasks still there"
 	})
 	// The state stays on the copy it was given to.
-	f.feedback(set, spare, map[string]any{"jobId": "77aa", "jobState": "RUNNING", "lifecycleState": "STABLE"})
 	mw := &workv1.ManifestWork{}
 	if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: spare, Name: controllers.WorkName(set)}, mw); err != nil {
 		t.Fatal(err)
