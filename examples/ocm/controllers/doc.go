@@ -8,7 +8,7 @@
 //	PlacementFailoverController    failover.ClusterFailoverPlanner, eviction.Pacer, eviction.Evict, scheduling.Replace
 //	ApplicationFailoverController  failover/health interpreters, failover.DetectApplicationFailure, eviction.Evict, scheduling.Replace
 //	GracefulEvictionController     eviction.Assess
-//	WorkDistributor                eviction.DispatchBlocked, preservation (StateFor, Inject)
+//	WorkDistributor                eviction.DispatchBlocked, eviction.DeleteOldCopy, preservation (StateFor, Inject)
 //
 // The OCM objects and what they stand for:
 //
@@ -19,8 +19,10 @@
 //	ManifestWorkReplicaSet  the workload (a ManifestWork template) and, in FailoverPolicyAnnotation, its failover policy
 //	ManifestWork            one copy on one cluster; its status feedback is the workload's health and state
 //
-// Every call into the library is in decide.go, and every conversion
-// between OCM's types and the library's in convert.go.
+// Every decision asked of the library is in decide.go, and every
+// conversion between OCM's types and the library's in convert.go; the
+// constructors are called in setup.go and recheck.go, the validators in
+// state.go.
 //
 // Guarantees:
 //
@@ -39,5 +41,6 @@
 //     ManifestWorks they create.
 //   - A stateful workload never runs twice: under Directly the new copy is
 //     dispatched only once the old ManifestWork is gone, and only then with
-//     the preserved state.
+//     the preserved state (preservation.StateFor's single-writer rule). The
+//     task that carries the state stays until the new copy is healthy.
 package controllers
