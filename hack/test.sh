@@ -27,3 +27,9 @@ if [ -f examples/karmada/go.mod ]; then
   echo "==> go vet and go test (examples/karmada, real kube-apiserver)"
   (cd examples/karmada && go vet ./... && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 ./...)
 fi
+
+if [ -f examples/ocm/go.mod ]; then
+  assets=$(bash hack/kube-assets.sh)
+  echo "==> go vet and go test (examples/ocm, real kube-apiserver, OCM's CRDs)"
+  (cd examples/ocm && go vet ./... && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 ./...)
+fi
