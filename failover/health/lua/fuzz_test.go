@@ -113,8 +113,19 @@ func FuzzPatterns(f *testing.F) {
 		// gopher-lua lacks the frontier pattern (%f) and returns nothing,
 		// rather than nil, from a failed match; nils are left out of the
 		// comparison for that reason.
-		if len(subject) > 16 || len(pattern) > 12 || len(repl) > 8 || strings.Contains(pattern, "%f") {
+		if len(subject) > 16 || len(pattern) > 12 || len(repl) > 8 || strings.Contains(pattern, "%f") ||
+			strings.Contains(pattern, "-%") { // a range ending in %: Lua 5.1 takes % as its end
 			return
+		}
+		// In a replacement, Lua 5.1 reads "%x" (x not a digit) as x;
+		// gopher-lua keeps the "%".
+		for i := 0; i < len(repl); i++ {
+			if repl[i] == '%' && (i+1 == len(repl) || !isDigit(repl[i+1])) {
+				return
+			}
+			if repl[i] == '%' {
+				i++
+			}
 		}
 		const script = `
 			local s, p, r = ...
@@ -123,7 +134,8 @@ func FuzzPatterns(f *testing.F) {
 			put(pcall(string.find, s, p))
 			put(pcall(string.match, s, p))
 			put(pcall(string.gsub, s, p, r))
-			put(pcall(function() local t = {} for a, b in string.gmatch(s, p) do t[#t + 1] = tostring(a) .. "|" .. tostring(b) if #t > 20 then break end end return table.concat(t, ",") end))
+			-- gmatch reads a leading '^' literally in Lua 5.1, as an anchor in gopher-lua.
+			if p:sub(1, 1) ~= "^" then put(pcall(function() local t = {} for a, b in string.gmatch(s, p) do t[#t + 1] = tostring(a) .. "|" .. tostring(b) if #t > 20 then break end end return table.concat(t, ",") end)) end
 			return table.concat(out, " ")`
 		run := func(bounded bool) (string, bool) {
 			state := glua.NewState()
@@ -150,6 +162,18 @@ func FuzzPatterns(f *testing.F) {
 		got, ok2 := run(true)
 		if !ok1 || !ok2 {
 			return // gopher-lua itself failed (its own pattern bugs); nothing to compare
+		}
+		// gopher-lua checks a pattern before matching and rejects some that
+		// Lua 5.1 only rejects when a match reaches the fault ("(0" on an
+		// empty subject is no match in Lua); its errors are not compared.
+		if strings.Contains(want, "false <string>") {
+			return
+		}
+		// Lua 5.1 rejects malformed patterns ("%" at the end, an unclosed
+		// set or capture) that gopher-lua lets through.
+		if strings.Contains(got, "malformed pattern") || strings.Contains(got, "missing") ||
+			strings.Contains(got, "invalid") || strings.Contains(got, "unfinished capture") {
+			return
 		}
 		if got != want {
 			t.Fatalf("subject %q pattern %q repl %q:\nbounded  %s\ngopher   %s", subject, pattern, repl, got, want)

@@ -138,21 +138,22 @@ func TestHostileTimeout(t *testing.T) {
 // to the next do not pile up: a state that used one evaluation's budget is
 // dropped.
 func TestHostileStateRetired(t *testing.T) {
+	// Each call keeps 500 kB in a global; the memory budget is 4 MiB, so a
+	// state is retired after about eight calls and the next call starts
+	// from a fresh state, where keep holds one string again.
 	rule := hostileRule(t, `keep = keep or {} keep[#keep + 1] = string.rep('x', 500000) return #keep == 1`)
+	fresh := 0
 	for n := 0; n < 40; n++ {
 		got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status != health.Healthy && got.Status != health.Unhealthy {
-			t.Fatalf("call %d: %+v", n, got)
+		if got.Status == health.Healthy {
+			fresh++
 		}
 	}
-	// With a fresh state every ~8 calls, some call must have seen an empty
-	// keep again; far fewer than 40 fit in the memory budget.
-	vm := rule.(*luaInterpreter).states.Get().(*luaVM)
-	if vm.spentBytes > hostileLimits.MemoryBytes {
-		t.Errorf("pooled state spent %d bytes, more than %d", vm.spentBytes, hostileLimits.MemoryBytes)
+	if fresh < 4 {
+		t.Errorf("%d of 40 calls started from a fresh state, want at least 4: kept strings pile up", fresh)
 	}
 }
 
