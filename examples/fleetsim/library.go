@@ -48,7 +48,10 @@ func newLibrary(e *Engine) Library {
 		Interpret: func(obj *unstructured.Unstructured) health.Status {
 			return e.registry.Interpret(obj).Status
 		},
-		Assess: eviction.Assess,
+		Assess:        eviction.Assess,
+		Evict:         eviction.Evict,
+		DispatchGate:  eviction.DispatchBlocked,
+		DeleteOldCopy: eviction.DeleteOldCopy,
 	}
 }
 
@@ -180,14 +183,6 @@ type detectorAdapter struct{ d failover.Detector }
 
 func (a *detectorAdapter) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.ObservedHealth) (failover.Detection, error) {
 	return a.d.Detect(binding, p, clusters, h)
-}
-
-func (a *detectorAdapter) Restore(binding string, records []failover.WorkloadHealthRecord) {
-	out := make([]failover.DetectorRecord, len(records))
-	for i, r := range records {
-		out[i] = failover.DetectorRecord{Binding: binding, WorkloadHealthRecord: r}
-	}
-	a.d.Import(out)
 }
 
 func (a *detectorAdapter) Export() ([]byte, error) { return json.Marshal(a.d.Export()) }
