@@ -36,9 +36,13 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	if cp != nil && len(cp.collected) > 0 {
 		state, err := e.lib.State.Extract(w, cp.collected, app)
 		if err != nil {
-			e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
+			if !w.heldNoted["state/"+c.name] {
+				w.heldNoted["state/"+c.name] = true
+				e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
+			}
 			return false
 		}
+		delete(w.heldNoted, "state/"+c.name)
 		ev.PreservedLabelState = state
 	}
 	res, err := e.lib.Evict(w.targets, w.tasks, ev)

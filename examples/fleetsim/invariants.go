@@ -250,8 +250,7 @@ func (iv *invariants) checkCopies(w *workload, now time.Time) {
 // the failure taints forever, cluster failover is off, or failover is
 // paused because dispatching to its cluster is suspended).
 func (iv *invariants) exempt(w *workload) bool {
-	if !*iv.e.sc.Settings.NoExecuteTaints || w.stateUnreadable {
-		// Without readable state an eviction waits (it would lose it).
+	if !*iv.e.sc.Settings.NoExecuteTaints {
 		return true
 	}
 	for _, key := range []string{failover.TaintKeyClusterNotReady, failover.TaintKeyClusterUnreachable} {
@@ -267,6 +266,11 @@ func (iv *invariants) exempt(w *workload) bool {
 	}
 	for ci, cp := range w.copies {
 		if cp != nil && suspendedFor(w, iv.e.clusters[ci].name) {
+			return true
+		}
+		if cp != nil && cp.sig.unreadable {
+			// The last status collected from it lacks the state: its
+			// eviction waits for a readable one rather than lose it.
 			return true
 		}
 	}

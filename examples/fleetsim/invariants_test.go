@@ -276,9 +276,8 @@ func TestPartitionDuringDirectlyPurge(t *testing.T) {
 	}
 	_, v = runWith(t, data, func(l *Library) {
 		l.DispatchGate = func(target string, tasks []eviction.GracefulEvictionTask, old eviction.OldCopyLookup, now time.Time, opts eviction.AssessOptions) eviction.DispatchGate {
-			// Defect 3: the escape counts from the task, not from the
-			// deletion; here, from the first look at the old copy.
-			opts.DirectlyEscapeTimeout = -1
+			// An escape that does not wait DirectlyEscapeTimeout after the
+			// deletion started: here it gives up 4 minutes into the run.
 			g := eviction.DispatchBlocked(target, tasks, old, now, opts)
 			if g.Blocked && now.Sub(simEpoch) > 4*time.Minute {
 				return eviction.DispatchGate{}
