@@ -52,6 +52,5 @@ func (e *Engine) failoverApplications() {
 			}
 		}
 		e.inv.afterDecisions(w, &e.inv.appPending)
-		w.appRecords = det.Records
 	}
 }

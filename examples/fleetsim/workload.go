@@ -72,8 +72,6 @@ type workload struct {
 	submits         int
 	origJob         string // job id of the first copy (stateful workloads)
 
-	appRecords []failover.WorkloadHealthRecord // the detector's records at its last look
-
 	// susp is the policy's suspension as it is now (faults suspend and
 	// resume dispatching during the run).
 	susp       *suspension.Suspension
