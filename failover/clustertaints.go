@@ -52,14 +52,20 @@ type ClusterTaintConfig struct {
 	EvictionTimeout time.Duration
 	// Policies add and remove taints on condition matches. They are applied
 	// after the health taints, in the order of their Name (then their
-	// position), and a later policy overrides an earlier decision on the same
-	// taint key and effect.
+	// position), one after the other on the taint list as it stands: a later
+	// policy's removal undoes an earlier add, and a later add of a key and
+	// effect that is already there changes nothing. Karmada orders its
+	// ClusterTaintPolicies by creation time; give converted policies names
+	// that sort the same way to get its order.
 	Policies []ConditionTaintPolicy
 }
 
 // ConditionTaintPolicy adds Taints when every AddOnConditions match holds and
-// removes them when every RemoveOnConditions match holds. When both hold, add
-// wins. When neither does, the taints stay as they are.
+// then removes them when every RemoveOnConditions match holds, as Karmada's
+// ClusterTaintPolicy does: when both hold, the taints end up removed. When
+// neither does, the taints stay as they are. A taint is identified by key
+// and effect: one already on the cluster with another value is kept as it
+// is.
 type ConditionTaintPolicy struct {
 	// Name orders the policies.
 	Name string
@@ -251,8 +257,10 @@ type taintOp struct {
 //
 // Health taints follow the Ready condition: False puts the not-ready taint
 // with effect NoSchedule, Unknown the unreachable one; only one of the two is
-// kept; both go when Ready is True; nothing changes while the cluster has no
-// Ready condition. When Ready moves between False and Unknown the health
+// kept; both go when Ready is True. A cluster with no Ready condition yet
+// gets the not-ready NoSchedule taint, as in Karmada, so nothing is placed
+// on it before its health is known. A taint already present under the same
+// key and effect is kept as it is, whatever its value. When Ready moves between False and Unknown the health
 // taints swap keys with their TimeAdded carried over, so the NoSchedule
 // taint's TimeAdded is the first moment the cluster stopped being Ready,
 // across any number of flips between not-ready states, and it is persisted
@@ -274,11 +282,15 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	var ops []taintOp
 	var diff ClusterTaintDiff
 	var err error
+	// op records the last decision per key and effect. An add after an
+	// add keeps the first one: the taint is already there by then.
 	op := func(key, value string, effect corev1.TaintEffect, add bool, timeAdded *metav1.Time) {
 		t := corev1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: timeAdded}
 		for i := range ops {
 			if ops[i].taint.Key == key && ops[i].taint.Effect == effect {
-				ops[i] = taintOp{taint: t, add: add}
+				if !add || !ops[i].add {
+					ops[i] = taintOp{taint: t, add: add}
+				}
 				return
 			}
 		}
@@ -291,7 +303,12 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	if timeout <= 0 {
 		timeout = DefaultEvictionTimeout
 	}
-	if ready := meta.FindStatusCondition(conditions, ConditionTypeReady); ready != nil {
+	ready := meta.FindStatusCondition(conditions, ConditionTypeReady)
+	if ready == nil {
+		// Nothing is known yet (a cluster just joined): keep new workloads
+		// away, as Karmada's cluster controller does.
+		op(notReady, "", corev1.TaintEffectNoSchedule, true, nil)
+	} else {
 		switch ready.Status {
 		case metav1.ConditionTrue:
 			op(notReady, "", corev1.TaintEffectNoSchedule, false, nil)
@@ -347,12 +364,15 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	sort.SliceStable(order, func(a, b int) bool { return cfg.Policies[order[a]].Name < cfg.Policies[order[b]].Name })
 	for _, i := range order {
 		p := &cfg.Policies[i]
-		add := allMatch(p.AddOnConditions, conditions)
-		if !add && !allMatch(p.RemoveOnConditions, conditions) {
-			continue
+		if allMatch(p.AddOnConditions, conditions) {
+			for _, t := range p.Taints {
+				op(t.Key, t.Value, t.Effect, true, nil)
+			}
 		}
-		for _, t := range p.Taints {
-			op(t.Key, t.Value, t.Effect, add, nil)
+		if allMatch(p.RemoveOnConditions, conditions) {
+			for _, t := range p.Taints {
+				op(t.Key, t.Value, t.Effect, false, nil)
+			}
 		}
 	}
 
@@ -367,10 +387,6 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 		case !o.add && idx >= 0:
 			diff.ToRemove = append(diff.ToRemove, result[idx])
 			result = append(result[:idx], result[idx+1:]...)
-		case o.add && idx >= 0 && result[idx].Value != o.taint.Value:
-			diff.ToRemove = append(diff.ToRemove, result[idx])
-			result = append(result[:idx], result[idx+1:]...)
-			fallthrough
 		case o.add && idx < 0:
 			t := o.taint
 			if t.TimeAdded == nil {
