@@ -53,8 +53,9 @@ type ClusterTaintConfig struct {
 	// Policies add and remove taints on condition matches. They are applied
 	// after the health taints, in the order of their Name (then their
 	// position), one after the other on the taint list as it stands: a later
-	// policy's removal undoes an earlier add, and a later add of a key and
-	// effect that is already there changes nothing. Karmada orders its
+	// policy's removal undoes an earlier add, an add after a removal puts a
+	// new taint (stamped now) at the end, and an add of a key and effect
+	// that is already there changes nothing. Karmada orders its
 	// ClusterTaintPolicies by creation time; give converted policies names
 	// that sort the same way to get its order.
 	Policies []ConditionTaintPolicy
@@ -250,6 +251,9 @@ type ClusterTaintDiff struct {
 type taintOp struct {
 	taint corev1.Taint
 	add   bool
+	// fresh: the add follows a removal of the same key and effect, so a
+	// taint already there is replaced by a new one.
+	fresh bool
 }
 
 // ComputeClusterTaints returns the taints a cluster should carry given its
@@ -282,15 +286,20 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	var ops []taintOp
 	var diff ClusterTaintDiff
 	var err error
-	// op records the last decision per key and effect. An add after an
-	// add keeps the first one: the taint is already there by then.
+	// op records the net effect of the decisions on one key and effect, as
+	// if each were applied to the taint list in turn (as Karmada's
+	// controllers do): an add after an add changes nothing (the taint is
+	// there by then); an add after a removal puts a new taint at the end;
+	// a removal undoes anything before it.
 	op := func(key, value string, effect corev1.TaintEffect, add bool, timeAdded *metav1.Time) {
 		t := corev1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: timeAdded}
 		for i := range ops {
 			if ops[i].taint.Key == key && ops[i].taint.Effect == effect {
-				if !add || !ops[i].add {
-					ops[i] = taintOp{taint: t, add: add}
+				if add && ops[i].add {
+					return
 				}
+				ops = append(ops[:i], ops[i+1:]...)
+				ops = append(ops, taintOp{taint: t, add: add, fresh: add})
 				return
 			}
 		}
@@ -383,11 +392,11 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	}
 	for _, o := range ops {
 		idx := findTaint(result, o.taint.Key, o.taint.Effect)
-		switch {
-		case !o.add && idx >= 0:
+		if idx >= 0 && (!o.add || o.fresh) {
 			diff.ToRemove = append(diff.ToRemove, result[idx])
 			result = append(result[:idx], result[idx+1:]...)
-		case o.add && idx < 0:
+		}
+		if o.add && (idx < 0 || o.fresh) {
 			t := o.taint
 			if t.TimeAdded == nil {
 				t.TimeAdded = nowT.DeepCopy()

@@ -266,6 +266,18 @@ func TestComputeClusterTaintsPolicies(t *testing.T) {
 			conds: []metav1.Condition{netDown}, wantResult: []string{"n=first:NoSchedule@0s"}},
 		{name: "policies apply in name order, later wins", policies: []failover.ConditionTaintPolicy{evictOnNet, earlier},
 			conds: []metav1.Condition{netDown}, wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "an add after a removal puts a new taint, as Karmada", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: isTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
+				Taints: []corev1.Taint{{Key: "network", Effect: corev1.TaintEffectNoExecute}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}}},
+			conds:      []metav1.Condition{netDown},
+			current:    []corev1.Taint{{Key: "network", Value: "flaky", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
+			wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "added taints come in the order they were added", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoSchedule}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: failover.TaintKeyClusterNotReady, Effect: corev1.TaintEffectNoSchedule}}}},
+			conds:      []metav1.Condition{netDown},
+			wantResult: []string{"x=:NoSchedule@0s", failover.TaintKeyClusterNotReady + "=:NoSchedule@0s"}},
 		{name: "remove wins over add within a policy, as Karmada", policies: []failover.ConditionTaintPolicy{{Name: "both",
 			AddOnConditions: notTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
 			Taints: []corev1.Taint{{Key: "n", Effect: corev1.TaintEffectNoSchedule}}}},
