@@ -23,19 +23,19 @@ var (
 // by identifier. A property reports each difference it finds under one of
 // these identifiers, or as undocumented, which fails the test.
 var documented = map[string]string{
-	"untimed-noexecute-taint":     "a NoExecute taint without TimeAdded counts from now; Karmada tolerates it forever",
-	"huge-toleration-seconds":     "tolerationSeconds beyond ~292 years saturate; Karmada's arithmetic overflows",
-	"covered-default-toleration":  "a default toleration covered by an Exists toleration is not appended; decisions are unchanged",
-	"policy-order":                "ClusterTaint policies apply in name order; Karmada sorts by creation time",
-	"noexecute-taint-stamped":     "a kept NoExecute taint without TimeAdded is stamped",
-	"health-taint-swap-timeadded": "a swapped health taint keeps the first not-ready moment",
-	"health-stale-generation":     "a stale observedGeneration is Unknown; Karmada says unhealthy",
-	"health-no-status":            "an object without status is Unknown",
-	"health-statefulset-partition": "a StatefulSet rolling update with a partition is healthy once the pods it targets are updated",
-	"preserved-invalid-label":     "a preserved value that is not a label value is an error",
-	"preserved-number-printing":   "whole numbers print in full",
-	"evict-state-merge":           "an eviction already in progress merges new state keys",
-	"evict-chain-state":           "a copy that never settled does not replace the state it started from",
+	"untimed-noexecute-taint":       "a NoExecute taint without TimeAdded counts from now; Karmada tolerates it forever",
+	"huge-toleration-seconds":       "tolerationSeconds beyond ~292 years saturate; Karmada's arithmetic overflows",
+	"covered-default-toleration":    "a default toleration covered by an Exists toleration is not appended; decisions are unchanged",
+	"policy-order":                  "ClusterTaint policies apply in name order; Karmada sorts by creation time",
+	"noexecute-taint-stamped":       "a kept NoExecute taint without TimeAdded is stamped",
+	"health-taint-swap-timeadded":   "a swapped health taint keeps the first not-ready moment",
+	"health-stale-generation":       "a stale observedGeneration is Unknown; Karmada says unhealthy",
+	"health-no-status":              "an object without status is Unknown",
+	"health-statefulset-partition":  "a StatefulSet rolling update with a partition is healthy once the pods it targets are updated",
+	"preserved-invalid-label":       "a preserved value that is not a label value is an error",
+	"preserved-number-printing":     "whole numbers print in full",
+	"evict-state-merge":             "an eviction already in progress merges new state keys",
+	"evict-chain-state":             "a copy that never settled does not replace the state it started from",
 	"evict-default-clusters-before": "ClustersBeforeFailover defaults to the placement before the eviction",
 }
 
