@@ -55,7 +55,9 @@ type ClusterTaintConfig struct {
 	// position), one after the other on the taint list as it stands: a later
 	// policy's removal undoes an earlier add, an add after a removal puts a
 	// new taint (stamped now) at the end, and an add of a key and effect
-	// that is already there changes nothing. Karmada orders its
+	// that is already there changes nothing. Unlike Karmada, a taint removed
+	// and added back with the same value stays as it was (its TimeAdded
+	// kept), so the result is a fixed point. Karmada orders its
 	// ClusterTaintPolicies by creation time; give converted policies names
 	// that sort the same way to get its order.
 	Policies []ConditionTaintPolicy
@@ -392,6 +394,12 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	}
 	for _, o := range ops {
 		idx := findTaint(result, o.taint.Key, o.taint.Effect)
+		if o.fresh && idx >= 0 && result[idx].Value == o.taint.Value {
+			// Removed and added back unchanged: keep the taint and its
+			// TimeAdded, so a pair of conflicting policies does not
+			// restart toleration countdowns at every look.
+			continue
+		}
 		if idx >= 0 && (!o.add || o.fresh) {
 			diff.ToRemove = append(diff.ToRemove, result[idx])
 			result = append(result[:idx], result[idx+1:]...)

@@ -273,6 +273,13 @@ func TestComputeClusterTaintsPolicies(t *testing.T) {
 			conds:      []metav1.Condition{netDown},
 			current:    []corev1.Taint{{Key: "network", Value: "flaky", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
 			wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "removed and added back with the same value: kept with its TimeAdded", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: isTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
+				Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}}},
+			conds:      []metav1.Condition{netDown},
+			current:    []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
+			wantResult: []string{"network=down:NoExecute@-1m0s"}},
 		{name: "added taints come in the order they were added", policies: []failover.ConditionTaintPolicy{
 			{Name: "a", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoSchedule}}},
 			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: failover.TaintKeyClusterNotReady, Effect: corev1.TaintEffectNoSchedule}}}},

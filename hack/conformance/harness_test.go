@@ -28,6 +28,7 @@ var documented = map[string]string{
 	"covered-default-toleration":    "a default toleration covered by an Exists toleration is not appended; decisions are unchanged",
 	"policy-order":                  "ClusterTaint policies apply in name order; Karmada sorts by creation time",
 	"noexecute-taint-stamped":       "a kept NoExecute taint without TimeAdded is stamped",
+	"policy-readd-keeps-timeadded":  "a taint removed and added back unchanged by later policies keeps its TimeAdded",
 	"health-taint-swap-timeadded":   "a swapped health taint keeps the first not-ready moment",
 	"health-stale-generation":       "a stale observedGeneration is Unknown; Karmada says unhealthy",
 	"health-no-status":              "an object without status is Unknown",
