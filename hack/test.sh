@@ -2,7 +2,8 @@
 # Runs the whole test suite: vet and race-enabled unit tests of the library and
 # the simulator at the floor go.mod declares (k8s.io v0.35, Go 1.25), the
 # check that the library fits Karmada's module graph, the same tests at the
-# newest k8s.io release, then the reference controllers' integration tests
+# newest k8s.io release, the differential conformance test against Karmada's
+# own code (hack/conformance), then the reference controllers' integration tests
 # against a real kube-apiserver and etcd (built from the Go module proxy on
 # first run and cached; see hack/kube-assets.sh).
 set -euo pipefail
@@ -19,6 +20,9 @@ echo "==> go vet (library, tests included) with a Go 1.25 release (the go line i
 GOTOOLCHAIN="${FLOOR_GO:-go1.25.7}" go vet ./...
 echo "==> newest k8s.io: a copy of the library raised to k8s.io v0.37.2 (hack/test-newest.sh)"
 bash hack/test-newest.sh
+
+echo "==> conformance against Karmada v1.17.1's own code (hack/conformance, 3000 generated cases per property)"
+(cd hack/conformance && go vet ./... && go test -count=1 . -cases=3000)
 
 if [ -f examples/karmada/go.mod ]; then
   echo "==> kube-apiserver and etcd for the integration tests"

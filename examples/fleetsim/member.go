@@ -64,11 +64,14 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 	var status map[string]any
 	switch w.spec.Kind {
 	case "FlinkDeployment":
-		state := "RUNNING"
+		// A failing copy fails for its cluster's sake (its job manager
+		// cannot run there), which moving solves; a job that fails in its
+		// own code would be kept in place by the health rule.
+		state, jobManager := "RUNNING", "READY"
 		if ready == 0 {
 			state = "RECONCILING"
 			if failing {
-				state = "FAILED"
+				jobManager = "ERROR"
 			}
 		}
 		// Until its job first runs, a copy reports the submission's own
@@ -94,7 +97,7 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 		status = map[string]any{
 			"observedGeneration":         int64(1),
 			"lifecycleState":             "STABLE",
-			"jobManagerDeploymentStatus": "READY",
+			"jobManagerDeploymentStatus": jobManager,
 			"jobStatus":                  jobStatus,
 		}
 	case "StatefulSet":
