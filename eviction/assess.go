@@ -188,13 +188,17 @@ func Assess(in AssessInput, opts AssessOptions) Assessment {
 //  5. An empty target list means no replacement exists: kept, whatever the
 //     mode or the age, unless EmptyTargetsAreHealthy.
 //  6. CancelOnRecovery and the copy on FromCluster reports Healthy again:
-//     removed (ClusterRecovered), so the scheduler may use the cluster again.
+//     removed (ClusterRecovered), so the scheduler may use the cluster again;
+//     not under PurgeDirectly, whose old copy is being deleted and whose
+//     task holds the new copy's dispatch and carries its state.
 //  7. PurgeDirectly: kept while in.OldCopies does not confirm the old copy
 //     gone (the caller deletes it, DeleteOldCopy, and DispatchBlocked holds
 //     the new one back meanwhile, so the task carries the preserved state to
 //     the new copy). Once it is gone: removed (PurgedDirectly) when the
-//     scheduler is not behind and every target reports Healthy, or when its
-//     grace period has passed; otherwise kept until then.
+//     scheduler is not behind and every target reports Healthy, or, for a
+//     task with no preserved state, when its grace period has passed;
+//     otherwise kept until then: state is never dropped before a new copy
+//     runs with it.
 //  8. Gracefully (or empty): removed once its grace period (its own
 //     GracePeriodSeconds, else the options' Timeout) has passed
 //     (GracePeriodExpired), or early when the scheduler is not behind
@@ -253,35 +257,25 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 			dst.Kept = append(dst.Kept, *t)
 			continue
 		}
-		if opts.CancelOnRecovery && in.Health != nil && in.Health.WorkloadHealth(t.FromCluster) == health.Healthy {
+		if opts.CancelOnRecovery && mode != PurgeDirectly && in.Health != nil && in.Health.WorkloadHealth(t.FromCluster) == health.Healthy {
 			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedClusterRecovered})
 			continue
 		}
 		deadline := t.CreationTimestamp.Add(gracePeriod(t, opts))
+		expired, replaced := RemovedGracePeriodExpired, RemovedReplacementHealthy
 		if mode == PurgeDirectly {
 			if !lookupOldCopy(in.OldCopies, t.FromCluster).Gone {
 				dst.Kept = append(dst.Kept, *t)
 				continue
 			}
-			if !now.Before(deadline) {
-				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
-				continue
-			}
-			if !in.SchedulerBehind {
-				if !healthKnown {
-					allHealthy, healthKnown = allTargetsHealthy(in), true
-				}
-				if allHealthy {
-					dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedPurgedDirectly})
-					continue
-				}
-			}
-			dst.Kept = append(dst.Kept, *t)
-			dst.wakeAt(deadline)
-			continue
+			// The old copy is gone: the task only carries the state to
+			// the new copy now, and goes as a graceful one would, except
+			// that state goes only with a new copy that runs: no grace
+			// period ends a task that still has state to deliver.
+			expired, replaced = RemovedPurgedDirectly, RemovedPurgedDirectly
 		}
-		if !now.Before(deadline) {
-			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedGracePeriodExpired})
+		if !now.Before(deadline) && (mode != PurgeDirectly || len(t.PreservedLabelState) == 0) {
+			dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: expired})
 			continue
 		}
 		if !in.SchedulerBehind {
@@ -289,12 +283,14 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 				allHealthy, healthKnown = allTargetsHealthy(in), true
 			}
 			if allHealthy {
-				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: RemovedReplacementHealthy})
+				dst.Removed = append(dst.Removed, RemovedTask{Task: *t, Reason: replaced})
 				continue
 			}
 		}
 		dst.Kept = append(dst.Kept, *t)
-		dst.wakeAt(deadline)
+		if now.Before(deadline) {
+			dst.wakeAt(deadline)
+		}
 	}
 }
 

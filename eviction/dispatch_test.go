@@ -160,11 +160,21 @@ func TestAssessDirectlyCarriesStateUntilTheNewCopyHasIt(t *testing.T) {
 	if a := Assess(in, AssessOptions{}); reasons(a)["old"] != RemovedPurgedDirectly {
 		t.Fatalf("old copy gone, new one healthy: removed %v", reasons(a))
 	}
+	// The grace period does not end a task that still carries state: the
+	// new copy never ran with it.
 	in.Health = unhealthy
 	in.Now = t0.Add(time.Duration(DefaultGracePeriodSeconds) * time.Second)
-	if a := Assess(in, AssessOptions{}); reasons(a)["old"] != RemovedPurgedDirectly {
-		t.Fatalf("grace period over: removed %v", reasons(a))
+	if a := Assess(in, AssessOptions{}); len(a.Kept) != 1 || !a.NextAssessment.IsZero() {
+		t.Fatalf("grace period over, state undelivered: removed %v next %v", reasons(a), a.NextAssessment)
 	}
+	// A task with nothing to carry goes at the grace period.
+	stateless := task
+	stateless.PreservedLabelState = nil
+	in.Tasks = []GracefulEvictionTask{stateless}
+	if a := Assess(in, AssessOptions{}); reasons(a)["old"] != RemovedPurgedDirectly {
+		t.Fatalf("grace period over, no state: removed %v", reasons(a))
+	}
+	in.Tasks = []GracefulEvictionTask{task}
 	// With no target the old copy is the last one: kept, whatever its age.
 	in.Targets = nil
 	in.Now = t0.Add(100 * time.Hour)

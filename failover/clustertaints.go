@@ -52,14 +52,23 @@ type ClusterTaintConfig struct {
 	EvictionTimeout time.Duration
 	// Policies add and remove taints on condition matches. They are applied
 	// after the health taints, in the order of their Name (then their
-	// position), and a later policy overrides an earlier decision on the same
-	// taint key and effect.
+	// position), one after the other on the taint list as it stands: a later
+	// policy's removal undoes an earlier add, an add after a removal puts a
+	// new taint (stamped now) at the end, and an add of a key and effect
+	// that is already there changes nothing. Unlike Karmada, a taint removed
+	// and added back with the same value stays as it was (its TimeAdded
+	// kept), so the result is a fixed point. Karmada orders its
+	// ClusterTaintPolicies by creation time; give converted policies names
+	// that sort the same way to get its order.
 	Policies []ConditionTaintPolicy
 }
 
 // ConditionTaintPolicy adds Taints when every AddOnConditions match holds and
-// removes them when every RemoveOnConditions match holds. When both hold, add
-// wins. When neither does, the taints stay as they are.
+// then removes them when every RemoveOnConditions match holds, as Karmada's
+// ClusterTaintPolicy does: when both hold, the taints end up removed. When
+// neither does, the taints stay as they are. A taint is identified by key
+// and effect: one already on the cluster with another value is kept as it
+// is.
 type ConditionTaintPolicy struct {
 	// Name orders the policies.
 	Name string
@@ -244,6 +253,9 @@ type ClusterTaintDiff struct {
 type taintOp struct {
 	taint corev1.Taint
 	add   bool
+	// fresh: the add follows a removal of the same key and effect, so a
+	// taint already there is replaced by a new one.
+	fresh bool
 }
 
 // ComputeClusterTaints returns the taints a cluster should carry given its
@@ -251,8 +263,10 @@ type taintOp struct {
 //
 // Health taints follow the Ready condition: False puts the not-ready taint
 // with effect NoSchedule, Unknown the unreachable one; only one of the two is
-// kept; both go when Ready is True; nothing changes while the cluster has no
-// Ready condition. When Ready moves between False and Unknown the health
+// kept; both go when Ready is True. A cluster with no Ready condition yet
+// gets the not-ready NoSchedule taint, as in Karmada, so nothing is placed
+// on it before its health is known. A taint already present under the same
+// key and effect is kept as it is, whatever its value. When Ready moves between False and Unknown the health
 // taints swap keys with their TimeAdded carried over, so the NoSchedule
 // taint's TimeAdded is the first moment the cluster stopped being Ready,
 // across any number of flips between not-ready states, and it is persisted
@@ -279,11 +293,20 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	var ops []taintOp
 	var diff ClusterTaintDiff
 	var err error
+	// op records the net effect of the decisions on one key and effect, as
+	// if each were applied to the taint list in turn (as Karmada's
+	// controllers do): an add after an add changes nothing (the taint is
+	// there by then); an add after a removal puts a new taint at the end;
+	// a removal undoes anything before it.
 	op := func(key, value string, effect corev1.TaintEffect, add bool, timeAdded *metav1.Time) {
 		t := corev1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: timeAdded}
 		for i := range ops {
 			if ops[i].taint.Key == key && ops[i].taint.Effect == effect {
-				ops[i] = taintOp{taint: t, add: add}
+				if add && ops[i].add {
+					return
+				}
+				ops = append(ops[:i], ops[i+1:]...)
+				ops = append(ops, taintOp{taint: t, add: add, fresh: add})
 				return
 			}
 		}
@@ -296,7 +319,12 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	if timeout <= 0 {
 		timeout = DefaultEvictionTimeout
 	}
-	if ready := meta.FindStatusCondition(conditions, ConditionTypeReady); ready != nil {
+	ready := meta.FindStatusCondition(conditions, ConditionTypeReady)
+	if ready == nil {
+		// Nothing is known yet (a cluster just joined): keep new workloads
+		// away, as Karmada's cluster controller does.
+		op(notReady, "", corev1.TaintEffectNoSchedule, true, nil)
+	} else {
 		switch ready.Status {
 		case metav1.ConditionTrue:
 			op(notReady, "", corev1.TaintEffectNoSchedule, false, nil)
@@ -352,12 +380,15 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	sort.SliceStable(order, func(a, b int) bool { return cfg.Policies[order[a]].Name < cfg.Policies[order[b]].Name })
 	for _, i := range order {
 		p := &cfg.Policies[i]
-		add := allMatch(p.AddOnConditions, conditions)
-		if !add && !allMatch(p.RemoveOnConditions, conditions) {
-			continue
+		if allMatch(p.AddOnConditions, conditions) {
+			for _, t := range p.Taints {
+				op(t.Key, t.Value, t.Effect, true, nil)
+			}
 		}
-		for _, t := range p.Taints {
-			op(t.Key, t.Value, t.Effect, add, nil)
+		if allMatch(p.RemoveOnConditions, conditions) {
+			for _, t := range p.Taints {
+				op(t.Key, t.Value, t.Effect, false, nil)
+			}
 		}
 	}
 
@@ -368,15 +399,17 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	}
 	for _, o := range ops {
 		idx := findTaint(result, o.taint.Key, o.taint.Effect)
-		switch {
-		case !o.add && idx >= 0:
+		if o.fresh && idx >= 0 && result[idx].Value == o.taint.Value {
+			// Removed and added back unchanged: keep the taint and its
+			// TimeAdded, so a pair of conflicting policies does not
+			// restart toleration countdowns at every look.
+			continue
+		}
+		if idx >= 0 && (!o.add || o.fresh) {
 			diff.ToRemove = append(diff.ToRemove, result[idx])
 			result = append(result[:idx], result[idx+1:]...)
-		case o.add && idx >= 0 && result[idx].Value != o.taint.Value:
-			diff.ToRemove = append(diff.ToRemove, result[idx])
-			result = append(result[:idx], result[idx+1:]...)
-			fallthrough
-		case o.add && idx < 0:
+		}
+		if o.add && (idx < 0 || o.fresh) {
 			t := o.taint
 			if t.TimeAdded == nil {
 				t.TimeAdded = nowT.DeepCopy()

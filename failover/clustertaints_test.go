@@ -54,8 +54,12 @@ func TestComputeClusterTaints(t *testing.T) {
 		wantNext   time.Duration // offset from taintNow, 0 = none
 		wantErr    error
 	}{
-		{name: "no Ready condition: nothing changes",
+		{name: "no Ready condition: a not-ready NoSchedule taint is kept",
 			current: []corev1.Taint{ns(nr)}, wantResult: []string{nr + "=:NoSchedule"}},
+		{name: "no Ready condition: a new cluster gets the not-ready NoSchedule taint, as Karmada",
+			current:    []corev1.Taint{ns(ur)},
+			wantResult: []string{ur + "=:NoSchedule", nr + "=:NoSchedule@0s"},
+			wantAdd:    []string{nr + "=:NoSchedule@0s"}},
 		{name: "Ready True removes health taints and keeps others in order",
 			conds:      []metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)},
 			current:    []corev1.Taint{ns(ur), userTaint, ns(nr)},
@@ -252,20 +256,45 @@ func TestComputeClusterTaintsPolicies(t *testing.T) {
 		{name: "condition absent: neither add nor remove", policies: []failover.ConditionTaintPolicy{evictOnNet},
 			current:    []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow}}},
 			wantResult: []string{"network=down:NoExecute@0s"}},
-		{name: "value change replaces the taint", policies: []failover.ConditionTaintPolicy{evictOnNet},
+		{name: "a taint with another value is kept as it is, as Karmada", policies: []failover.ConditionTaintPolicy{evictOnNet},
+			conds:      []metav1.Condition{netDown},
+			current:    []corev1.Taint{{Key: "network", Value: "flaky", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
+			wantResult: []string{"network=flaky:NoExecute@-1m0s"}},
+		{name: "a later add of the same key and effect keeps the first value", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "n", Value: "first", Effect: corev1.TaintEffectNoSchedule}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "n", Value: "second", Effect: corev1.TaintEffectNoSchedule}}}},
+			conds: []metav1.Condition{netDown}, wantResult: []string{"n=first:NoSchedule@0s"}},
+		{name: "policies apply in name order, later wins", policies: []failover.ConditionTaintPolicy{evictOnNet, earlier},
+			conds: []metav1.Condition{netDown}, wantResult: []string{"network=down:NoExecute@0s"}},
+		{name: "an add after a removal puts a new taint, as Karmada", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: isTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
+				Taints: []corev1.Taint{{Key: "network", Effect: corev1.TaintEffectNoExecute}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}}},
 			conds:      []metav1.Condition{netDown},
 			current:    []corev1.Taint{{Key: "network", Value: "flaky", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
 			wantResult: []string{"network=down:NoExecute@0s"}},
-		{name: "policies apply in name order, later wins", policies: []failover.ConditionTaintPolicy{evictOnNet, earlier},
-			conds: []metav1.Condition{netDown}, wantResult: []string{"network=down:NoExecute@0s"}},
-		{name: "add wins over remove within a policy", policies: []failover.ConditionTaintPolicy{{Name: "both",
+		{name: "removed and added back with the same value: kept with its TimeAdded", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: isTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
+				Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute}}}},
+			conds:      []metav1.Condition{netDown},
+			current:    []corev1.Taint{{Key: "network", Value: "down", Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: taintNow.Add(-time.Minute)}}},
+			wantResult: []string{"network=down:NoExecute@-1m0s"}},
+		{name: "added taints come in the order they were added", policies: []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoSchedule}}},
+			{Name: "b", AddOnConditions: notTrue("NetworkAvailable"), Taints: []corev1.Taint{{Key: failover.TaintKeyClusterNotReady, Effect: corev1.TaintEffectNoSchedule}}}},
+			conds:      []metav1.Condition{netDown},
+			wantResult: []string{"x=:NoSchedule@0s", failover.TaintKeyClusterNotReady + "=:NoSchedule@0s"}},
+		{name: "remove wins over add within a policy, as Karmada", policies: []failover.ConditionTaintPolicy{{Name: "both",
 			AddOnConditions: notTrue("NetworkAvailable"), RemoveOnConditions: notTrue("NetworkAvailable"),
 			Taints: []corev1.Taint{{Key: "n", Effect: corev1.TaintEffectNoSchedule}}}},
-			conds: []metav1.Condition{netDown}, wantResult: []string{"n=:NoSchedule@0s"}},
+			conds: []metav1.Condition{netDown}, current: []corev1.Taint{{Key: "n", Effect: corev1.TaintEffectNoSchedule}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			diff, err := failover.ComputeClusterTaints(failover.ClusterTaintConfig{Policies: tc.policies}, tc.conds, tc.current, taintNow)
+			// A Ready cluster, so that only the policies change taints.
+			conds := append([]metav1.Condition{readyCond(metav1.ConditionTrue, taintNow)}, tc.conds...)
+			diff, err := failover.ComputeClusterTaints(failover.ClusterTaintConfig{Policies: tc.policies}, conds, tc.current, taintNow)
 			if err != nil {
 				t.Fatal(err)
 			}

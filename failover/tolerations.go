@@ -55,21 +55,37 @@ func DefaultClusterTolerations(cfg DefaultTolerationsConfig) []corev1.Toleration
 }
 
 // AddDefaultClusterTolerations returns tolerations followed by each default
-// toleration that tolerations do not already cover, as a policy webhook
-// does: a policy that tolerates the not-ready NoExecute taint in any way
-// (its own seconds, forever, or a wildcard) keeps its choice. The input
-// slice is never modified.
+// toleration that tolerations do not already cover. A toleration covers a
+// default when it tolerates every NoExecute taint under that key, whatever
+// its value: operator Exists, the same key or none, effect NoExecute or
+// none. Such a policy keeps its choice (its own seconds, forever, or a
+// wildcard), since the default would never be the first match. A
+// toleration that only matches some values of the key (operator Equal)
+// does not cover it: the default is still added, as Karmada's
+// helper.AddTolerations adds it unless an identical toleration exists, so
+// a not-ready taint with another value is tolerated for the default time
+// rather than evicting at once. The input slice is never modified.
 func AddDefaultClusterTolerations(tolerations []corev1.Toleration, cfg DefaultTolerationsConfig) []corev1.Toleration {
 	defaults := DefaultClusterTolerations(cfg)
 	out := make([]corev1.Toleration, len(tolerations), len(tolerations)+len(defaults))
 	copy(out, tolerations)
 	for _, d := range defaults {
-		probe := corev1.Taint{Key: d.Key, Effect: corev1.TaintEffectNoExecute}
-		if (TolerationOptions{}).FirstTolerating(tolerations, &probe) < 0 {
+		if !coversEveryValue(tolerations, d.Key) {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+func coversEveryValue(tolerations []corev1.Toleration, key string) bool {
+	for i := range tolerations {
+		t := &tolerations[i]
+		if t.Operator == corev1.TolerationOpExists && (t.Key == "" || t.Key == key) &&
+			(t.Effect == "" || t.Effect == corev1.TaintEffectNoExecute) {
+			return true
+		}
+	}
+	return false
 }
 
 // EvictionAction is what toleration evaluation asks for.
@@ -132,59 +148,62 @@ func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration,
 }
 
 // Evaluate decides whether a workload with the given tolerations may stay
-// on a cluster with the given taints, as of now.
+// on a cluster with the given taints, as of now. It decides as Karmada's
+// taint manager does:
 //
 // Only NoExecute taints count; NoSchedule and PreferNoSchedule taints keep
-// new workloads away but never evict. For each NoExecute taint the first
-// matching toleration (corev1.Toleration.ToleratesTaint semantics) applies:
-//   - no matching toleration: evict now;
-//   - a toleration without tolerationSeconds: this taint is tolerated forever;
-//   - tolerationSeconds <= 0: evict now;
-//   - otherwise the workload must leave tolerationSeconds after the taint's
-//     TimeAdded (a TimeAdded later than now is taken as now), and evict now
-//     once that moment is reached.
+// new workloads away but never evict. Every NoExecute taint needs a
+// matching toleration (corev1.Toleration.ToleratesTaint semantics); the
+// first match per taint is the toleration in use. Without one: evict now.
+// Then every toleration in use that has tolerationSeconds counts against
+// every NoExecute taint it tolerates, not only the one that selected it: a
+// taint's deadline is its TimeAdded plus those seconds, so a TimeAdded in
+// the future waits from that moment, and tolerationSeconds <= 0 evicts once
+// TimeAdded is reached. The earliest deadline wins; once it is reached:
+// evict now. Tolerations in use without tolerationSeconds tolerate forever.
 //
-// The earliest deadline over all NoExecute taints wins. A NoExecute taint
-// without TimeAdded is counted from now (first sight) and the decision's
-// Unstamped flag asks the caller to persist that moment, so such a taint is
-// never silently tolerated forever.
+// A NoExecute taint without TimeAdded is counted from now (first sight) and
+// the decision's Unstamped flag asks the caller to persist that moment, so
+// such a taint is never silently tolerated forever (Karmada skips it).
 //
 // Evaluate does not allocate and does not keep its arguments.
 func (o TolerationOptions) Evaluate(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
-	// Work in remaining durations (one time subtraction per taint) and turn
-	// the earliest into a time only once.
+	// Work in remaining durations and turn the earliest into a time only
+	// once.
 	var d TolerationDecision
 	var earliest time.Duration
 	unstamped := false
 	for i := range taints {
-		taint := &taints[i]
-		if taint.Effect != corev1.TaintEffectNoExecute {
+		if taints[i].Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		j := o.FirstTolerating(tolerations, taint)
+		j := o.FirstTolerating(tolerations, &taints[i])
 		if j < 0 {
-			return TolerationDecision{Action: EvictNow, At: now, Taint: taint}
+			return TolerationDecision{Action: EvictNow, At: now, Taint: &taints[i]}
 		}
 		tol := &tolerations[j]
 		if tol.TolerationSeconds == nil {
 			continue
 		}
 		secs := *tol.TolerationSeconds
-		if secs <= 0 {
-			return TolerationDecision{Action: EvictNow, At: now, Taint: taint, Toleration: tol}
-		}
-		var elapsed time.Duration // a missing or future TimeAdded counts as now
-		if taint.TimeAdded == nil || taint.TimeAdded.IsZero() {
-			unstamped = true
-		} else {
-			elapsed = elapsedSince(now, taint.TimeAdded.Time)
-		}
-		remaining := secondsToDuration(secs) - elapsed
-		if remaining <= 0 {
-			return TolerationDecision{Action: EvictNow, At: now, Taint: taint, Toleration: tol}
-		}
-		if d.Taint == nil || remaining < earliest {
-			earliest, d.Taint, d.Toleration = remaining, taint, tol
+		for k := range taints {
+			taint := &taints[k]
+			if taint.Effect != corev1.TaintEffectNoExecute || (k != i && !o.tolerates(tol, taint)) {
+				continue
+			}
+			added := now // a missing TimeAdded counts as now
+			if taint.TimeAdded == nil || taint.TimeAdded.IsZero() {
+				unstamped = true
+			} else {
+				added = taint.TimeAdded.Time
+			}
+			remaining := remainingUntil(added, secs, now)
+			if remaining <= 0 {
+				return TolerationDecision{Action: EvictNow, At: now, Taint: taint, Toleration: tol}
+			}
+			if d.Taint == nil || remaining < earliest {
+				earliest, d.Taint, d.Toleration = remaining, taint, tol
+			}
 		}
 	}
 	if d.Taint != nil {
@@ -194,53 +213,49 @@ func (o TolerationOptions) Evaluate(taints []corev1.Taint, tolerations []corev1.
 }
 
 // FirstTolerating returns the index of the first toleration that tolerates
-// taint, or -1. corev1.Toleration.ToleratesTaint is the authority; the
-// checks before it are its own first steps (effect, key, Exists), done
-// inline because this runs for every binding of a failed cluster and most
-// tolerations are ruled out or accepted by them. An Lt or Gt toleration
-// with a value that is not a number matches nothing.
+// taint, or -1. An Lt or Gt toleration with a value that is not a number
+// matches nothing.
 func (o TolerationOptions) FirstTolerating(tolerations []corev1.Toleration, taint *corev1.Taint) int {
 	for j := range tolerations {
-		tol := &tolerations[j]
-		if tol.Effect != "" && tol.Effect != taint.Effect {
-			continue
-		}
-		if tol.Key != "" && tol.Key != taint.Key {
-			continue
-		}
-		if tol.Operator == corev1.TolerationOpExists || tol.ToleratesTaint(logr.Discard(), taint, o.EnableComparisonOperators) {
+		if o.tolerates(&tolerations[j], taint) {
 			return j
 		}
 	}
 	return -1
 }
 
-// elapsedSince returns now - t, or 0 when t is not before now, saturating at
-// the longest time.Duration. It is time.Time.Sub without the monotonic-clock
-// and overflow handling through Add, which took a third of the evaluation:
-// taint times come from the API and carry no monotonic reading.
-func elapsedSince(now, t time.Time) time.Duration {
-	secs := now.Unix() - t.Unix()
-	if secs < 0 {
-		return 0
+// tolerates is corev1.Toleration.ToleratesTaint, the authority; the checks
+// before it are its own first steps (effect, key, Exists), done inline
+// because this runs for every binding of a failed cluster and most
+// tolerations are ruled out or accepted by them.
+func (o TolerationOptions) tolerates(tol *corev1.Toleration, taint *corev1.Taint) bool {
+	if tol.Effect != "" && tol.Effect != taint.Effect {
+		return false
 	}
-	if secs >= math.MaxInt64/int64(time.Second)-1 {
-		return time.Duration(math.MaxInt64)
+	if tol.Key != "" && tol.Key != taint.Key {
+		return false
 	}
-	d := time.Duration(secs)*time.Second + time.Duration(now.Nanosecond()-t.Nanosecond())
-	if d < 0 {
-		return 0
-	}
-	return d
+	return tol.Operator == corev1.TolerationOpExists || tol.ToleratesTaint(logr.Discard(), taint, o.EnableComparisonOperators)
 }
 
-// secondsToDuration converts without overflowing: absurdly long tolerations
-// become the longest time.Duration (about 292 years).
-func secondsToDuration(secs int64) time.Duration {
-	if secs > math.MaxInt64/int64(time.Second) {
+// remainingUntil returns added + secs - now, saturating at the longest and
+// shortest time.Duration. It works on Unix seconds rather than through
+// time.Time.Sub and Add, which took a third of the evaluation: taint times
+// come from the API and carry no monotonic reading.
+func remainingUntil(added time.Time, secs int64, now time.Time) time.Duration {
+	const limit = math.MaxInt64/int64(time.Second) - 1
+	diff := added.Unix() - now.Unix()
+	switch {
+	case secs > 0 && diff > math.MaxInt64-secs:
 		return time.Duration(math.MaxInt64)
+	case secs < 0 && diff < math.MinInt64-secs:
+		return time.Duration(math.MinInt64)
+	case diff+secs > limit:
+		return time.Duration(math.MaxInt64)
+	case diff+secs < -limit:
+		return time.Duration(math.MinInt64)
 	}
-	return time.Duration(secs) * time.Second
+	return time.Duration(diff+secs)*time.Second + time.Duration(added.Nanosecond()-now.Nanosecond())
 }
 
 func secondsOrDefault(v *int64) *int64 {

@@ -107,10 +107,26 @@ func TestEvaluateTolerations(t *testing.T) {
 			taints:      []corev1.Taint{noExecute(nr, time.Time{})},
 			tolerations: []corev1.Toleration{tolerate(nr, ptr.To[int64](300))},
 			wantAction:  failover.EvictAfter, wantAfter: 300 * time.Second, wantTaint: 0, wantTol: 0, unstamped: true},
-		{name: "TimeAdded in the future counts from now",
+		{name: "TimeAdded in the future waits from that time, as Karmada",
 			taints:      []corev1.Taint{noExecute(nr, tolNow.Add(time.Hour))},
 			tolerations: []corev1.Toleration{tolerate(nr, ptr.To[int64](300))},
-			wantAction:  failover.EvictAfter, wantAfter: 300 * time.Second, wantTaint: 0, wantTol: 0},
+			wantAction:  failover.EvictAfter, wantAfter: time.Hour + 300*time.Second, wantTaint: 0, wantTol: 0},
+		{name: "zero seconds with TimeAdded in the future waits until TimeAdded",
+			taints:      []corev1.Taint{noExecute(nr, tolNow.Add(time.Minute))},
+			tolerations: []corev1.Toleration{tolerate(nr, ptr.To[int64](0))},
+			wantAction:  failover.EvictAfter, wantAfter: time.Minute, wantTaint: 0, wantTol: 0},
+		{name: "a toleration in use counts against every taint it tolerates",
+			// The 600 s wildcard is in use for the unreachable taint and
+			// also tolerates the not-ready taint, whose own toleration is
+			// forever: 600 s after the not-ready taint, as Karmada.
+			taints: []corev1.Taint{noExecute(nr, tolNow.Add(-5*time.Minute)), noExecute(ur, tolNow)},
+			tolerations: []corev1.Toleration{tolerate(nr, nil),
+				{Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](600)}},
+			wantAction: failover.EvictAfter, wantAfter: 5 * time.Minute, wantTaint: 0, wantTol: 1},
+		{name: "a toleration not in use does not count",
+			taints:      []corev1.Taint{noExecute(nr, tolNow.Add(-5*time.Minute))},
+			tolerations: []corev1.Toleration{tolerate(nr, nil), tolerate(nr, ptr.To[int64](60))},
+			wantAction:  failover.TolerateForever, wantTaint: -1, wantTol: -1},
 		{name: "absurd toleration seconds do not overflow",
 			taints:      []corev1.Taint{noExecute(nr, tolNow)},
 			tolerations: []corev1.Toleration{tolerate(nr, ptr.To[int64](math.MaxInt64))},
@@ -203,6 +219,12 @@ func TestAddDefaultClusterTolerations(t *testing.T) {
 	if len(own) != 1 || *own[0].TolerationSeconds != 30 {
 		t.Fatal("input modified")
 	}
+	// An Equal toleration covers only the empty value: the default still
+	// comes after it for not-ready taints with other values.
+	equal := []corev1.Toleration{{Key: failover.TaintKeyClusterNotReady, Operator: corev1.TolerationOpEqual, Effect: corev1.TaintEffectNoExecute}}
+	if got := failover.AddDefaultClusterTolerations(equal, failover.DefaultTolerationsConfig{}); len(got) != 3 {
+		t.Fatalf("an Equal toleration does not cover every value, want both defaults after it, got %v", got)
+	}
 	wildcard := []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
 	if got := failover.AddDefaultClusterTolerations(wildcard, failover.DefaultTolerationsConfig{}); len(got) != 1 {
 		t.Fatalf("a wildcard toleration already covers the defaults, got %v", got)
@@ -213,11 +235,18 @@ func TestAddDefaultClusterTolerations(t *testing.T) {
 }
 
 func TestEvaluateTolerationsFarPastTimeAdded(t *testing.T) {
-	// A TimeAdded centuries ago must not wrap around into "tolerated".
+	// A TimeAdded centuries ago (beyond the longest time.Duration) must not
+	// wrap around into "tolerated".
 	taints := []corev1.Taint{noExecute(failover.TaintKeyClusterNotReady, time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC))}
-	tolerations := []corev1.Toleration{tolerate(failover.TaintKeyClusterNotReady, ptr.To[int64](math.MaxInt64))}
+	tolerations := []corev1.Toleration{tolerate(failover.TaintKeyClusterNotReady, ptr.To[int64](3600))}
 	if d := failover.EvaluateTolerations(taints, tolerations, tolNow); d.Action != failover.EvictNow {
 		t.Fatalf("got %s after %s, want EvictNow", d.Action, d.After)
+	}
+	// The longest toleration from then still lies ahead: saturated, not
+	// wrapped into the past.
+	tolerations = []corev1.Toleration{tolerate(failover.TaintKeyClusterNotReady, ptr.To[int64](math.MaxInt64))}
+	if d := failover.EvaluateTolerations(taints, tolerations, tolNow); d.Action != failover.EvictAfter || d.After != time.Duration(math.MaxInt64) {
+		t.Fatalf("got %s after %s, want EvictAfter the longest duration", d.Action, d.After)
 	}
 	// Sub-second parts count: added 0.4 s before now with a 1 s toleration.
 	taints = []corev1.Taint{noExecute(failover.TaintKeyClusterNotReady, tolNow.Add(-400*time.Millisecond))}

@@ -3,7 +3,6 @@ package main
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
@@ -40,36 +39,18 @@ func (e *Engine) failoverApplications() {
 			e.noteHold(w, "", "application failover cannot decide: "+err.Error())
 			continue
 		}
+		e.inv.onDetect(w, clusters, hs, det)
+		// The detector's evictions are proposals: one the pacer refuses or
+		// whose state cannot be read comes back at the next look, with its
+		// countdown (the detector keeps the record until the cluster leaves
+		// the targets).
 		for _, ev := range det.Evictions {
 			c := e.byName[ev.FromCluster]
-			ok := e.evict(w, c, eviction.Eviction{
-				Producer:               eviction.ProducerApplicationFailover,
-				Reason:                 ev.Reason,
-				Message:                ev.Message,
-				PurgeMode:              ev.PurgeMode,
-				GracePeriodSeconds:     ev.GracePeriodSeconds,
-				SuppressDeletion:       ev.SuppressDeletion,
-				ClustersBeforeFailover: ev.ClustersBeforeFailover,
-			}, true)
-			if ok {
+			if e.evict(w, c, ev.Eviction(nil), true) {
 				w.history.Record(c.name, e.Now())
 				e.inv.recordBlock(w, c.name)
-				continue
 			}
-			// The eviction did not happen (paced): keep the countdown.
-			rec := failover.WorkloadHealthRecord{ClusterName: c.name}
-			for _, r := range w.appRecords {
-				if r.ClusterName == c.name {
-					rec = r
-				}
-			}
-			if rec.FailingSince == nil {
-				now := metav1.NewTime(e.Now())
-				rec.FailingSince = &now
-			}
-			det.Records = append(det.Records, rec)
-			e.lib.AppDetector.Restore(w.name(), det.Records)
 		}
-		w.appRecords = det.Records
+		e.inv.afterDecisions(w, &e.inv.appPending)
 	}
 }

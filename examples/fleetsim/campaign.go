@@ -140,8 +140,11 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 
 // RandomScenario writes a random but valid scenario for seed: a few zones
 // of clusters, workloads with random placements and policies, and a fault
-// schedule mixing outages, flapping, partitions, zone and fleet outages,
-// workload failures, controller restarts and deletions.
+// schedule mixing outages, flapping (down/up, and Ready between False and
+// Unknown), partitions (also one that starts when a copy starts being
+// deleted), zone and fleet outages, workload failures (on one cluster or
+// every one), unreadable state, controller restarts and deletions; a
+// quarter of the fleets have a tight eviction pacer.
 func RandomScenario(seed int64, duration time.Duration) []byte {
 	if duration <= 0 {
 		duration = time.Hour
@@ -151,9 +154,14 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 	fmt.Fprintf(&b, "name: campaign-%d\nseed: %d\nduration: %s\nstep: 10s\n", seed, seed, duration)
 	fmt.Fprintf(&b, "settings:\n  evictionTimeout: %dm\n  defaultTolerationSeconds: %d\n  gracefulEvictionTimeout: %dm\n  cancelOnRecovery: %v\n  pacePerZone: %v\n",
 		1+r.IntN(5), 30*r.IntN(6), 2+r.IntN(9), r.IntN(2) == 0, r.IntN(3) == 0)
+	if r.IntN(4) == 0 {
+		// A tight pacer: one eviction every 20 to 50 s refuses most of a
+		// failover's evictions at first.
+		fmt.Fprintf(&b, "  evictionsPerSecond: %g\n", []float64{0.02, 0.025, 0.04, 0.05}[r.IntN(4)])
+	}
 	zones := []string{"east", "west", "south"}[:2+r.IntN(2)]
 	nClusters := 3 + r.IntN(5)
-	var clusters []string
+	var clusters, pulls []string
 	b.WriteString("clusters:\n")
 	for i := 0; i < nClusters; i++ {
 		name := fmt.Sprintf("c%d", i)
@@ -161,6 +169,7 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		mode := "Push"
 		if r.IntN(3) == 0 {
 			mode = "Pull"
+			pulls = append(pulls, name)
 		}
 		fmt.Fprintf(&b, "  - {name: %s, zone: %s, syncMode: %s}\n", name, zones[i%len(zones)], mode)
 	}
@@ -179,7 +188,7 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		at := 1 + r.IntN(max(1, minutes*2/3))
 		dur := 1 + r.IntN(30)
 		c := clusters[r.IntN(len(clusters))]
-		switch k := r.IntN(22); {
+		switch k := r.IntN(30); {
 		case k < 6:
 			fmt.Fprintf(&b, "  - {at: %dm, type: outage, cluster: %s, for: %dm}\n", at, c, dur)
 		case k < 8:
@@ -202,8 +211,25 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 				target = ", cluster: " + c
 			}
 			fmt.Fprintf(&b, "  - {at: %dm, type: suspend, workload: %s%s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], target, dur)
-		default:
+		case k < 22:
 			fmt.Fprintf(&b, "  - {at: %dm, type: deleteWorkload, workload: %s}\n", at, workloads[r.IntN(len(workloads))])
+		case k < 24:
+			// Ready flips between False and Unknown, preferably on a Pull
+			// cluster (the agent reports unhealthy, then its lease lapses).
+			if len(pulls) > 0 {
+				c = pulls[r.IntN(len(pulls))]
+			}
+			fmt.Fprintf(&b, "  - {at: %dm, type: flapReady, cluster: %s, period: %ds, for: %dm}\n", at, c, 30+10*r.IntN(4), 5+r.IntN(26))
+		case k < 26:
+			// A workload fails on c, and c is cut off the moment its copy
+			// starts being deleted.
+			w := workloads[r.IntN(len(workloads))]
+			fmt.Fprintf(&b, "  - {at: %dm, type: workloadUnhealthy, workload: %s, cluster: %s, for: %dm}\n", at, w, c, dur)
+			fmt.Fprintf(&b, "  - {at: %dm, type: partitionOnPurge, cluster: %s, for: %dm}\n", at, c, 1+r.IntN(20))
+		case k < 28:
+			fmt.Fprintf(&b, "  - {at: %dm, type: workloadUnhealthy, workload: %s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], dur)
+		default:
+			fmt.Fprintf(&b, "  - {at: %dm, type: stateUnreadable, workload: %s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], 1+r.IntN(10))
 		}
 	}
 	return []byte(b.String())
@@ -240,7 +266,7 @@ func WithRandomFaults(data []byte, sc *Scenario, seed int64, duration time.Durat
 			For:     Duration(time.Duration(1+r.IntN(30)) * time.Minute),
 			Cluster: clusters[r.IntN(len(clusters))],
 		}
-		k := r.IntN(22)
+		k := r.IntN(28)
 		if len(workloads) == 0 && k >= 14 {
 			k = r.IntN(14) // no workload to fail, suspend or delete
 		}
@@ -266,8 +292,19 @@ func WithRandomFaults(data []byte, sc *Scenario, seed int64, duration time.Durat
 			if r.IntN(3) == 0 {
 				f.Cluster = ""
 			}
-		default:
+		case k < 22:
 			f.Type, f.Cluster, f.Workload, f.For = FaultDelete, "", workloads[r.IntN(len(workloads))], 0
+		case k < 24:
+			f.Type, f.Period = FaultFlapReady, Duration(max(sc.Step.D(), time.Duration(30+10*r.IntN(4))*time.Second))
+		case k < 25:
+			// A workload fails on the cluster, which is cut off the moment
+			// its copy starts being deleted.
+			faults = append(faults, FaultSpec{At: f.At, Type: FaultWorkloadUnhealthy, Cluster: f.Cluster, Workload: workloads[r.IntN(len(workloads))], For: f.For})
+			f.Type, f.For = FaultPartitionOnPurge, Duration(time.Duration(1+r.IntN(20))*time.Minute)
+		case k < 26:
+			f.Type, f.Cluster, f.Workload = FaultWorkloadUnhealthy, "", workloads[r.IntN(len(workloads))]
+		default:
+			f.Type, f.Cluster, f.Workload, f.For = FaultStateUnreadable, "", workloads[r.IntN(len(workloads))], Duration(time.Duration(1+r.IntN(10))*time.Minute)
 		}
 		faults = append(faults, f)
 	}
@@ -347,17 +384,28 @@ func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters
 	modes := []string{"Directly", "Gracefully", "Never"}
 	b.WriteString("    failover:\n")
 	cm := modes[r.IntN(3)]
+	stateful := kind == "FlinkDeployment"
+	if stateful && r.IntN(3) > 0 {
+		cm = "Directly" // mostly single writers
+	}
 	fmt.Fprintf(b, "      cluster:\n        purgeMode: %s\n", cm)
 	if cm == "Gracefully" {
 		fmt.Fprintf(b, "        gracePeriodSeconds: %d\n", 60*(1+r.IntN(10)))
 	}
-	if kind == "FlinkDeployment" {
-		b.WriteString("        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: \"{ .jobStatus.jobId }\"}]}\n")
+	const jobIDRule = "        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: \"{ .jobStatus.jobId }\"}]}\n"
+	if stateful {
+		b.WriteString(jobIDRule)
 	}
 	if r.IntN(2) == 0 {
 		am := modes[r.IntN(2)]
+		if stateful && cm == "Directly" && r.IntN(3) > 0 {
+			am = "Directly"
+		}
 		fmt.Fprintf(b, "      application:\n        decisionConditions: {tolerationSeconds: %d}\n        purgeMode: %s\n        blockPredecessorSeconds: %d\n",
 			30*r.IntN(8), am, []int{0, 300, 600, 1800}[r.IntN(4)])
+		if stateful {
+			b.WriteString(jobIDRule)
+		}
 		if r.IntN(2) == 0 {
 			fmt.Fprintf(b, "        preConditions: {delaySeconds: %d}\n", 60*r.IntN(5))
 		}

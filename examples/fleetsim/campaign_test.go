@@ -1,14 +1,20 @@
 package main
 
 import (
+	"flag"
 	"testing"
 	"time"
 )
 
-// TestCampaign runs 1,000 seeded random fault schedules and checks every
-// invariant after every step of each (DESIGN.md section 6).
+// campaignSchedules sizes TestCampaign: go test -run 'TestCampaign$'
+// ./examples/fleetsim -args -schedules 20000 runs the long campaign.
+var campaignSchedules = flag.Int("schedules", 1000, "how many random schedules TestCampaign runs")
+
+// TestCampaign runs 1,000 seeded random fault schedules (-schedules) and
+// checks every invariant after every step of each (DESIGN.md section 6 and
+// the stateful-failover invariants).
 func TestCampaign(t *testing.T) {
-	const schedules = 1000
+	schedules := *campaignSchedules
 	res, err := RunCampaign(CampaignConfig{Schedules: schedules, FirstSeed: 1})
 	if err != nil {
 		t.Fatal(err)

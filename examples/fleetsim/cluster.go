@@ -24,6 +24,13 @@ type cluster struct {
 	flap     bool // alternates down/up every flapPeriod
 	flapPer  time.Duration
 	flapFrom time.Time
+	// flapReady alternates notReady and parted every flapPer: the Ready
+	// condition flips between False and Unknown, never back to True.
+	flapReady bool
+	// partOnPurge: the next deletion of a copy here starts a partition
+	// lasting this long; partEnd is when a partition so started ends.
+	partOnPurge time.Duration
+	partEnd     time.Time
 
 	cond   metav1.Condition
 	taints []corev1.Taint

@@ -46,6 +46,7 @@ func (e *Engine) failoverClusters() {
 			continue
 		}
 		plan := e.lib.Planner(c.taints, bindings, now)
+		e.inv.onPlan(c, owners, plan)
 		deferred := false
 		for _, ev := range plan.Evict {
 			w := owners[ev.Index]
@@ -62,6 +63,9 @@ func (e *Engine) failoverClusters() {
 			}, false) && w.isTarget(c.name) {
 				deferred = true
 			}
+		}
+		for _, w := range owners {
+			e.inv.afterDecisions(w, &e.inv.taintPending)
 		}
 		if deferred {
 			// Paced or waiting for a readable status: look again next step.

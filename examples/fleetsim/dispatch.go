@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
-	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/suspension"
 )
 
@@ -32,7 +33,7 @@ func (e *Engine) dispatch(w *workload) {
 			continue
 		}
 		if cp == nil || cp.deleting {
-			gate := eviction.DispatchBlocked(c.name, w.tasks, e.oldCopies(w), now, e.assessOptions())
+			gate := e.lib.DispatchGate(c.name, w.tasks, e.oldCopies(w), now, e.assessOptions())
 			if gate.Blocked {
 				e.noteHold(w, c.name, "dispatch held: old copy on "+gate.BlockedBy+" is being purged directly")
 				continue
@@ -58,7 +59,12 @@ func (e *Engine) dispatch(w *workload) {
 		labels := manifest.GetLabels()
 		cp = &copyState{replicas: want, created: now, labels: labels}
 		cp.jobID = e.jobIDFor(w, labels)
+		if cp.jobID != "" {
+			w.submits++
+			cp.submitJob = fmt.Sprintf("5ab%013x%016x", w.idx, w.submits)
+		}
 		w.copies[c.idx] = cp
+		e.inv.onNewCopy(w, c, cp)
 		e.stats.Dispatches++
 		ev := Event{Kind: EvDispatch, Cluster: c.name, Workload: w.name(), Detail: fmt.Sprintf("%s (%d replicas)", detailDispatched, want), Job: cp.jobID}
 		if len(labels) > 0 {
@@ -80,14 +86,14 @@ func (e *Engine) noteHold(w *workload, cluster, msg string) {
 	e.tl.add(e, EvHold, cluster, w.name(), msg)
 }
 
-// jobIDFor is the stateful workload's operator: a copy started with the
+// jobIDFor is the stateful workload's operator: a copy started with a
 // preserved job id label resumes that job; otherwise it starts a new one.
 func (e *Engine) jobIDFor(w *workload, labels map[string]string) string {
 	if w.spec.Kind != "FlinkDeployment" {
 		return ""
 	}
-	for _, v := range labels {
-		if v != "" && v == w.origJob {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if v := labels[k]; v != "" {
 			return v
 		}
 	}

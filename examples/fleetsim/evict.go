@@ -27,15 +27,25 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	if ev.Message == "" {
 		ev.Message = fmt.Sprintf("%s on %s", ev.Reason, c.name)
 	}
-	if cp := w.copies[c.idx]; cp != nil && len(cp.collected) > 0 {
+	cp := w.copies[c.idx]
+	if !app {
+		// The detector knows whether the copy settled; the taint manager
+		// reads it from the binding's aggregated status.
+		ev.Settled = cp != nil && cp.settled
+	}
+	if cp != nil && len(cp.collected) > 0 {
 		state, err := e.lib.State.Extract(w, cp.collected, app)
 		if err != nil {
-			e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
+			if !w.heldNoted["state/"+c.name] {
+				w.heldNoted["state/"+c.name] = true
+				e.tl.add(e, EvState, c.name, w.name(), "state extraction failed, eviction waits: "+err.Error())
+			}
 			return false
 		}
+		delete(w.heldNoted, "state/"+c.name)
 		ev.PreservedLabelState = state
 	}
-	res, err := eviction.Evict(w.targets, w.tasks, ev)
+	res, err := e.lib.Evict(w.targets, w.tasks, ev)
 	if err != nil {
 		e.tl.add(e, EvEvict, c.name, w.name(), "eviction rejected: "+err.Error())
 		return false

@@ -47,6 +47,6 @@ func Example_run() {
 	//   state carried: flink job id e6fdb5c0997c11b0c62d796b3df25e86 arrived on east-2 as label failover.fleetover.io/jobid=e6fdb5c0997c11b0c62d796b3df25e86; the job resumed (1 failover(s))
 	//   suspended: web -> west-2 never dispatched to
 	//   activity: 4 evictions, 10 dispatches (9 new copies, 1 replica change), 4 deletions, 4 eviction tasks closed, 1 controller restart
-	//   invariants: all 8 held after each of 1080 steps (0 violations)
+	//   invariants: all 13 held after each of 1080 steps (0 violations)
 	// exit 0
 }

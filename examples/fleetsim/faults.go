@@ -29,9 +29,11 @@ func expandFaults(sc *Scenario) []timedFault {
 			switch f.Type {
 			case FaultWorkloadUnhealthy:
 				undo.Type = FaultWorkloadHealthy
+			case FaultStateUnreadable:
+				undo.Type = FaultStateReadable
 			case FaultSuspend:
 				undo.Type = FaultResume
-			case FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultZoneOutage, FaultFleetOutage:
+			case FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultFlapReady, FaultZoneOutage, FaultFleetOutage:
 				undo.Type = FaultRecover
 			default:
 				continue
@@ -79,7 +81,27 @@ func (e *Engine) applyFaults() {
 			phase := int(now.Sub(c.flapFrom) / c.flapPer)
 			c.down = phase%2 == 0
 		}
+		if c.flapReady {
+			phase := int(now.Sub(c.flapFrom) / c.flapPer)
+			c.notReady, c.parted = phase%2 == 0, phase%2 == 1
+		}
+		if !c.partEnd.IsZero() && !now.Before(c.partEnd) {
+			c.parted, c.partEnd = false, time.Time{}
+			e.tl.add(e, EvFault, c.name, "", "partition during purge ends")
+		}
 	}
+}
+
+// partitionOnPurge cuts c off the control plane when a copy on it starts
+// being deleted, if a partitionOnPurge fault armed it: the deletion cannot
+// be confirmed until the partition ends.
+func (e *Engine) partitionOnPurge(c *cluster) {
+	if c.partOnPurge <= 0 || c.parted {
+		return
+	}
+	c.parted, c.partEnd = true, e.Now().Add(c.partOnPurge)
+	c.partOnPurge = 0
+	e.tl.add(e, EvFault, c.name, "", "partition during purge starts")
 }
 
 func (e *Engine) clustersOf(f FaultSpec) []*cluster {
@@ -111,13 +133,23 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 	case FaultFlap:
 		c := e.byName[f.Cluster]
 		c.flap, c.flapPer, c.flapFrom = true, f.Period.D(), now
+	case FaultFlapReady:
+		c := e.byName[f.Cluster]
+		c.flapReady, c.flapPer, c.flapFrom = true, f.Period.D(), now
+	case FaultPartitionOnPurge:
+		e.byName[f.Cluster].partOnPurge = f.For.D()
 	case FaultRecover:
 		for _, c := range e.clustersOf(f) {
-			c.down, c.notReady, c.parted, c.flap = false, false, false, false
+			c.down, c.notReady, c.parted, c.flap, c.flapReady = false, false, false, false, false
+			c.partEnd = time.Time{}
 		}
 	case FaultWorkloadUnhealthy, FaultWorkloadHealthy:
 		w := e.wByName[f.Workload]
-		w.failing[e.byName[f.Cluster].idx] = f.Type == FaultWorkloadUnhealthy
+		for _, c := range e.clustersOf(f) {
+			w.failing[c.idx] = f.Type == FaultWorkloadUnhealthy
+		}
+	case FaultStateUnreadable, FaultStateReadable:
+		e.wByName[f.Workload].stateUnreadable = f.Type == FaultStateUnreadable
 	case FaultRestart:
 		e.restart()
 	case FaultSuspend, FaultResume:

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -10,18 +12,25 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
 )
 
 // Invariant names (DESIGN.md section 6).
 const (
-	InvNoZeroCopies        = "no-zero-copies-while-feasible"
-	InvNoFullOutageEvict   = "no-eviction-while-every-cluster-unhealthy"
-	InvNoBlockedReturn     = "no-return-to-blocked-cluster"
-	InvSuspendedNeverSent  = "suspended-cluster-never-dispatched"
-	InvDeletionNotBlocked  = "deletion-never-blocked"
-	InvRestartCountdowns   = "restart-keeps-countdowns"
-	InvNoPanic             = "no-panic"
-	InvLastCopyKept        = "last-copy-kept-without-replacement"
+	InvNoZeroCopies       = "no-zero-copies-while-feasible"
+	InvNoFullOutageEvict  = "no-eviction-while-every-cluster-unhealthy"
+	InvNoBlockedReturn    = "no-return-to-blocked-cluster"
+	InvSuspendedNeverSent = "suspended-cluster-never-dispatched"
+	InvDeletionNotBlocked = "deletion-never-blocked"
+	InvRestartCountdowns  = "restart-keeps-countdowns"
+	InvNoPanic            = "no-panic"
+	InvLastCopyKept       = "last-copy-kept-without-replacement"
+	// Stateful failover (single writer, state carried, decisions kept).
+	InvSingleWriter        = "single-writer-never-two-copies"
+	InvStateResumed        = "failover-resumes-last-healthy-state"
+	InvNotReadyTainted     = "not-ready-cluster-tainted-within-timeout"
+	InvEvictionNotLost     = "decided-eviction-never-lost"
+	InvDirectlyAfterPlaced = "directly-old-copy-deleted-after-replacement-placed"
 	invariantSlackDuration = 5 * time.Minute
 )
 
@@ -60,11 +69,36 @@ type invariants struct {
 	blocks     [][]blockRecord // by workload
 	zeroSince  []time.Time     // by workload: zero running copies since
 	feasSince  []time.Time     // by workload: a feasible placement since
+
+	lastHealthy []string // by workload: job id of the last copy that became Healthy
+	twoCopies   []string // by workload: the pair of live copies last reported
+	// appPending and taintPending: by workload, the evictions the
+	// application failover detector and the taint manager decided and that
+	// have not happened yet (the cluster is still a target).
+	appPending   []map[string]decision
+	taintPending []map[string]decision
+	notReady     []time.Time // by cluster: not Ready since (zero while Ready)
+	lateTaint    []bool      // by cluster: the missing NoExecute was reported
+}
+
+// decision is an eviction decided and not carried out yet, with the
+// condition it was decided on (the taint manager's: the cluster's NoExecute
+// taints).
+type decision struct {
+	at     time.Time
+	taints string
 }
 
 func newInvariants(e *Engine) *invariants {
-	n := len(e.sc.Workloads)
-	return &invariants{e: e, blocks: make([][]blockRecord, n), zeroSince: make([]time.Time, n), feasSince: make([]time.Time, n)}
+	n, m := len(e.sc.Workloads), len(e.sc.Clusters)
+	iv := &invariants{e: e, blocks: make([][]blockRecord, n), zeroSince: make([]time.Time, n), feasSince: make([]time.Time, n),
+		lastHealthy: make([]string, n), twoCopies: make([]string, n),
+		appPending: make([]map[string]decision, n), taintPending: make([]map[string]decision, n),
+		notReady: make([]time.Time, m), lateTaint: make([]bool, m)}
+	for i := range n {
+		iv.appPending[i], iv.taintPending[i] = map[string]decision{}, map[string]decision{}
+	}
+	return iv
 }
 
 func (iv *invariants) violate(name, cluster, workload, detail string) {
@@ -172,7 +206,9 @@ func (iv *invariants) endStep() {
 			continue
 		}
 		iv.checkCopies(w, now)
+		iv.checkSingleWriter(w)
 	}
+	iv.checkNoExecuteDeadline(now)
 }
 
 // checkCopies: no workload stays with zero running copies while a
@@ -230,6 +266,11 @@ func (iv *invariants) exempt(w *workload) bool {
 	}
 	for ci, cp := range w.copies {
 		if cp != nil && suspendedFor(w, iv.e.clusters[ci].name) {
+			return true
+		}
+		if cp != nil && cp.sig.unreadable {
+			// The last status collected from it lacks the state: its
+			// eviction waits for a readable one rather than lose it.
 			return true
 		}
 	}
@@ -292,6 +333,11 @@ func (iv *invariants) bound(w *workload) time.Duration {
 		}
 	}
 	b += maxTol
+	// A pacer slower than one eviction per second may queue every
+	// workload's evictions from every cluster before this one.
+	if rate := st.EvictionsPerSecond; rate < 1 {
+		b += time.Duration(float64(len(iv.e.workloads)*len(iv.e.clusters)) / rate * float64(time.Second))
+	}
 	if w.clusterFO.PurgeMode == eviction.PurgeDirectly || (w.appFO != nil && w.appFO.PurgeMode.Normalize() == eviction.PurgeDirectly) {
 		b += eviction.DefaultDirectlyEscapeTimeout
 	}
@@ -304,6 +350,207 @@ func (iv *invariants) bound(w *workload) time.Duration {
 		}
 	}
 	return b
+}
+
+// checkSingleWriter: a single-writer workload never has two live copies.
+// Every copy that exists counts, even on a cluster that is down: it runs
+// again when the cluster returns, until its deletion is confirmed. The one
+// exception is the library's documented trade-off, the Directly escape: an
+// old copy whose deletion started on an unreachable cluster no longer
+// counts against a copy dispatched DirectlyEscapeTimeout or more after that
+// deletion started.
+func (iv *invariants) checkSingleWriter(w *workload) {
+	if !w.singleWriter() {
+		return
+	}
+	e := iv.e
+	pair := ""
+	for i := 0; i < len(w.copies) && pair == ""; i++ {
+		for j := i + 1; j < len(w.copies); j++ {
+			a, b := w.copies[i], w.copies[j]
+			if a == nil || b == nil || iv.escaped(i, a, b) || iv.escaped(j, b, a) {
+				continue
+			}
+			pair = e.clusters[i].name + " and " + e.clusters[j].name
+			break
+		}
+	}
+	if pair != "" && pair != iv.twoCopies[w.idx] {
+		iv.violate(InvSingleWriter, "", w.name(), "two live copies, on "+pair)
+	}
+	iv.twoCopies[w.idx] = pair
+}
+
+// escaped: the copy old, on cluster index oi, was given up on before the
+// copy young was dispatched.
+func (iv *invariants) escaped(oi int, old, young *copyState) bool {
+	return old.deleting && !iv.e.clusters[oi].reachable() &&
+		!young.created.Before(old.deletingSince.Add(eviction.DefaultDirectlyEscapeTimeout))
+}
+
+// onSettled: cp became Healthy; its job is the state a failover carries.
+func (iv *invariants) onSettled(w *workload, cp *copyState) {
+	if cp.jobID != "" {
+		iv.lastHealthy[w.idx] = cp.jobID
+	}
+}
+
+// onNewCopy: a new copy of a single-writer stateful workload resumes the
+// job of the last copy that became Healthy.
+func (iv *invariants) onNewCopy(w *workload, c *cluster, cp *copyState) {
+	want := iv.lastHealthy[w.idx]
+	if !w.singleWriter() || !*iv.e.sc.Settings.StatefulInjection || want == "" || cp.jobID == want {
+		return
+	}
+	iv.violate(InvStateResumed, c.name, w.name(), fmt.Sprintf("the new copy runs job %s, the last healthy copy ran %s (injected %s)",
+		cp.jobID, want, formatLabels(cp.labels)))
+}
+
+// onDeleteOldCopy: a Directly old copy is deleted only once a replacement
+// is placed.
+func (iv *invariants) onDeleteOldCopy(w *workload, c *cluster, t *eviction.GracefulEvictionTask) {
+	if t.PurgeMode.Normalize() != eviction.PurgeDirectly {
+		return
+	}
+	for _, tc := range w.targets {
+		if tc.Name != c.name {
+			return
+		}
+	}
+	iv.violate(InvDirectlyAfterPlaced, c.name, w.name(), "the old copy of a Directly eviction is deleted while no replacement is placed")
+}
+
+// checkNoExecuteDeadline: in the NoExecute-after-timeout mode, a cluster
+// that stopped being Ready carries a NoExecute health taint once
+// EvictionTimeout has passed since that moment, however often its Ready
+// condition flips between False and Unknown meanwhile.
+func (iv *invariants) checkNoExecuteDeadline(now time.Time) {
+	st := iv.e.sc.Settings
+	for _, c := range iv.e.clusters {
+		if c.ready() {
+			iv.notReady[c.idx], iv.lateTaint[c.idx] = time.Time{}, false
+			continue
+		}
+		if iv.notReady[c.idx].IsZero() {
+			iv.notReady[c.idx] = now
+		}
+		if !*st.NoExecuteTaints || iv.lateTaint[c.idx] || now.Before(iv.notReady[c.idx].Add(st.EvictionTimeout.D())) || healthNoExecute(c.taints) {
+			continue
+		}
+		iv.lateTaint[c.idx] = true
+		iv.violate(InvNotReadyTainted, c.name, "", fmt.Sprintf("not Ready since %s, no NoExecute taint %s later (Ready is %s)",
+			formatSimTime(iv.notReady[c.idx].Sub(simEpoch)), st.EvictionTimeout.D(), c.cond.Status))
+	}
+}
+
+func healthNoExecute(ts []corev1.Taint) bool {
+	for i := range ts {
+		if ts[i].Effect == corev1.TaintEffectNoExecute && (ts[i].Key == failover.TaintKeyClusterNotReady || ts[i].Key == failover.TaintKeyClusterUnreachable) {
+			return true
+		}
+	}
+	return false
+}
+
+// An eviction a controller decided is never lost, only delayed. Decisions
+// are proposals the controller carries out when the pacer accepts and the
+// state can be read; until the cluster leaves the targets, the decision is
+// pending, and while the conditions it was decided on hold, the next look
+// of the same controller must propose it again:
+//   - application failover: the cluster is still judged (not paused) and
+//     the workload's health there is still one the policy counts as
+//     failing (Healthy ends the decision; Unknown neither ends it nor
+//     requires a proposal at that look);
+//   - taint manager: the cluster carries the same NoExecute taints and the
+//     workload is still among its bindings (not paused).
+
+// onDetect checks the detector's look at w against the pending decisions,
+// then records its new proposals.
+func (iv *invariants) onDetect(w *workload, clusters []string, hs []failover.ObservedHealth, det failover.Detection) {
+	pend := iv.appPending[w.idx]
+	proposed := map[string]bool{}
+	for _, ev := range det.Evictions {
+		proposed[ev.FromCluster] = true
+	}
+	for _, c := range slices.Sorted(maps.Keys(pend)) {
+		i := slices.Index(clusters, c)
+		if i < 0 || !w.isTarget(c) || hs[i].Status == health.Healthy {
+			delete(pend, c)
+			continue
+		}
+		if failingFor(w.appFO, hs[i].Status) && !proposed[c] {
+			iv.violate(InvEvictionNotLost, c, w.name(), fmt.Sprintf("application failover decided the eviction at %s; it did not happen, the workload is still %s here, and the next look does not propose it",
+				formatSimTime(pend[c].at.Sub(simEpoch)), hs[i].Status))
+			delete(pend, c)
+		}
+	}
+	for c := range proposed {
+		if _, ok := pend[c]; !ok {
+			pend[c] = decision{at: iv.e.Now()}
+		}
+	}
+}
+
+func failingFor(p *failover.ApplicationFailoverBehavior, s health.Status) bool {
+	if p == nil || len(p.DecisionConditions.HealthyState) == 0 {
+		return s == health.Unhealthy
+	}
+	return slices.Contains(p.DecisionConditions.HealthyState, s)
+}
+
+// onPlan checks the taint manager's plan for c against the pending
+// decisions, then records its new proposals.
+func (iv *invariants) onPlan(c *cluster, owners []*workload, plan failover.ClusterFailoverPlan) {
+	taints := noExecuteKeys(c.taints)
+	proposed := map[*workload]bool{}
+	for _, ev := range plan.Evict {
+		proposed[owners[ev.Index]] = true
+	}
+	for _, w := range iv.e.workloads {
+		d, ok := iv.taintPending[w.idx][c.name]
+		if !ok {
+			continue
+		}
+		if !w.isTarget(c.name) || d.taints != taints || !slices.Contains(owners, w) {
+			delete(iv.taintPending[w.idx], c.name)
+			continue
+		}
+		if !proposed[w] {
+			iv.violate(InvEvictionNotLost, c.name, w.name(), fmt.Sprintf("the taint manager decided the eviction at %s; it did not happen, the taints %s stay, and the next plan does not propose it",
+				formatSimTime(d.at.Sub(simEpoch)), taints))
+			delete(iv.taintPending[w.idx], c.name)
+		}
+	}
+	for w := range proposed {
+		if _, ok := iv.taintPending[w.idx][c.name]; !ok {
+			iv.taintPending[w.idx][c.name] = decision{at: iv.e.Now(), taints: taints}
+		}
+	}
+}
+
+func noExecuteKeys(ts []corev1.Taint) string {
+	var keys []string
+	for i := range ts {
+		if ts[i].Effect == corev1.TaintEffectNoExecute {
+			k := ts[i].Key
+			if ta := ts[i].TimeAdded; ta != nil {
+				k += " since " + formatSimTime(ta.Sub(simEpoch))
+			}
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return "[" + strings.Join(keys, ",") + "]"
+}
+
+// afterDecisions drops the decisions carried out: the cluster left w's
+// targets.
+func (iv *invariants) afterDecisions(w *workload, pending *[]map[string]decision) {
+	for c := range (*pending)[w.idx] {
+		if !w.isTarget(c) {
+			delete((*pending)[w.idx], c)
+		}
+	}
 }
 
 // shadowHealth runs the restarted cluster health tracker side by side with
@@ -353,9 +600,5 @@ func evictedClusters(d failover.Detection) string {
 	return out
 }
 
-func (s *shadowDetector) Restore(binding string, records []failover.WorkloadHealthRecord) {
-	s.live.Restore(binding, records)
-	s.shadow.Restore(binding, records)
-}
 func (s *shadowDetector) Export() ([]byte, error)  { return s.live.Export() }
 func (s *shadowDetector) Import(data []byte) error { return s.live.Import(data) }

@@ -59,7 +59,10 @@ func newLibrary(e *Engine) (Library, error) {
 		Interpret: func(obj *unstructured.Unstructured) health.Status {
 			return e.registry.Interpret(obj).Status
 		},
-		Assess: eviction.Assess,
+		Assess:        eviction.Assess,
+		Evict:         eviction.Evict,
+		DispatchGate:  eviction.DispatchBlocked,
+		DeleteOldCopy: eviction.DeleteOldCopy,
 	}, nil
 }
 
@@ -200,14 +203,6 @@ type detectorAdapter struct{ d failover.Detector }
 
 func (a *detectorAdapter) Detect(binding string, p *failover.ApplicationFailoverBehavior, clusters []string, h []failover.ObservedHealth) (failover.Detection, error) {
 	return a.d.Detect(binding, p, clusters, h)
-}
-
-func (a *detectorAdapter) Restore(binding string, records []failover.WorkloadHealthRecord) {
-	out := make([]failover.DetectorRecord, len(records))
-	for i, r := range records {
-		out[i] = failover.DetectorRecord{Binding: binding, WorkloadHealthRecord: r}
-	}
-	_ = a.d.Import(out) // the simulator's own records: never refused
 }
 
 func (a *detectorAdapter) Export() ([]byte, error) { return json.Marshal(a.d.Export()) }

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
 )
@@ -23,11 +22,15 @@ func (e *Engine) syncCopies(w *workload) {
 			// An orphan (neither placed nor being evicted), or an old
 			// copy a Directly purge deletes now that a replacement is
 			// placed.
-			if t := w.task(c.name); t == nil || eviction.DeleteOldCopy(t, w.targets) {
+			if t := w.task(c.name); t == nil {
+				cp.startDeletion(e.Now())
+			} else if e.lib.DeleteOldCopy(t, w.targets) {
+				e.inv.onDeleteOldCopy(w, c, t)
 				cp.startDeletion(e.Now())
 			}
 		}
 		if cp.deleting {
+			e.partitionOnPurge(c)
 			if suspension.Decide(w.susp, c.name, suspension.OperationDelete) != suspension.ActionProceed {
 				e.inv.violate(InvDeletionNotBlocked, c.name, w.name(), "a deletion was held")
 			}
@@ -53,7 +56,7 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 	if c.alive() && !failing && !e.Now().Before(cp.created.Add(e.sc.Settings.StartupDelay.D())) {
 		ready = int64(cp.replicas)
 	}
-	sig := statusSig{ready: ready, replicas: cp.replicas, failing: failing}
+	sig := statusSig{ready: ready, replicas: cp.replicas, failing: failing, unreadable: w.stateUnreadable}
 	if cp.collected != nil && sig == cp.sig {
 		return
 	}
@@ -61,27 +64,41 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 	var status map[string]any
 	switch w.spec.Kind {
 	case "FlinkDeployment":
-		state := "RUNNING"
+		// A failing copy fails for its cluster's sake (its job manager
+		// cannot run there), which moving solves; a job that fails in its
+		// own code would be kept in place by the health rule.
+		state, jobManager := "RUNNING", "READY"
 		if ready == 0 {
 			state = "RECONCILING"
 			if failing {
-				state = "FAILED"
+				jobManager = "ERROR"
 			}
+		}
+		// Until its job first runs, a copy reports the submission's own
+		// job id: a fresh job that has not restored the checkpoint, whose
+		// state must not replace the one the copy was started from.
+		jobID := cp.jobID
+		if ready == 0 && !cp.settled {
+			jobID = cp.submitJob
+		}
+		jobStatus := map[string]any{
+			"jobId":     jobID,
+			"jobName":   w.name(),
+			"state":     state,
+			"startTime": strconv.FormatInt(cp.created.UnixMilli(), 10),
+			"checkpointInfo": map[string]any{
+				"lastPeriodicCheckpointTimestamp": cp.created.UnixMilli(),
+				"formatType":                      "FULL",
+			},
+		}
+		if w.stateUnreadable {
+			delete(jobStatus, "jobId")
 		}
 		status = map[string]any{
 			"observedGeneration":         int64(1),
 			"lifecycleState":             "STABLE",
-			"jobManagerDeploymentStatus": "READY",
-			"jobStatus": map[string]any{
-				"jobId":     cp.jobID,
-				"jobName":   w.name(),
-				"state":     state,
-				"startTime": strconv.FormatInt(cp.created.UnixMilli(), 10),
-				"checkpointInfo": map[string]any{
-					"lastPeriodicCheckpointTimestamp": cp.created.UnixMilli(),
-					"formatType":                      "FULL",
-				},
-			},
+			"jobManagerDeploymentStatus": jobManager,
+			"jobStatus":                  jobStatus,
 		}
 	case "StatefulSet":
 		status = map[string]any{
@@ -111,7 +128,10 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 	}
 	cp.collected = raw
 	cp.health = e.lib.Interpret(objectOf(w, cp, status))
-	cp.settled = cp.settled || cp.health == health.Healthy
+	if !cp.settled && cp.health == health.Healthy {
+		cp.settled = true
+		e.inv.onSettled(w, cp)
+	}
 }
 
 // objectOf builds the workload object as it exists on a member cluster.

@@ -146,17 +146,21 @@ const (
 	FaultZoneOutage        = "zoneOutage"        // every cluster of a zone is down
 	FaultFleetOutage       = "fleetOutage"       // every cluster is unreachable
 	FaultRecover           = "recover"           // clears faults of a cluster, a zone or the fleet
-	FaultWorkloadUnhealthy = "workloadUnhealthy" // the workload fails on one cluster
-	FaultWorkloadHealthy   = "workloadHealthy"   // the workload recovers on one cluster
+	FaultFlapReady         = "flapReady"         // alternates not ready (health fails) / unreachable every period
+	FaultPartitionOnPurge  = "partitionOnPurge"  // the cluster becomes unreachable, for "for", the moment a copy on it starts being deleted
+	FaultWorkloadUnhealthy = "workloadUnhealthy" // the workload fails on one cluster (every cluster when none is named)
+	FaultWorkloadHealthy   = "workloadHealthy"   // the workload recovers on one cluster (every cluster when none is named)
+	FaultStateUnreadable   = "stateUnreadable"   // the workload's collected status lacks its preserved state (the operator is reconciling)
+	FaultStateReadable     = "stateReadable"     // its state can be read again
 	FaultRestart           = "restart"           // controllers restart: trackers export and import their state
 	FaultDelete            = "deleteWorkload"    // the user deletes the workload
 	FaultSuspend           = "suspend"           // the user suspends dispatching of a workload (to one cluster or all)
 	FaultResume            = "resume"            // the user resumes it
 )
 
-var faultTypes = []string{FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultZoneOutage,
-	FaultFleetOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart, FaultDelete,
-	FaultSuspend, FaultResume}
+var faultTypes = []string{FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultFlapReady, FaultPartitionOnPurge,
+	FaultZoneOutage, FaultFleetOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy,
+	FaultStateUnreadable, FaultStateReadable, FaultRestart, FaultDelete, FaultSuspend, FaultResume}
 
 // FaultSpec is one entry of the fault schedule.
 type FaultSpec struct {

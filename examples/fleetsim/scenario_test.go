@@ -92,6 +92,21 @@ func TestParseScenarioErrorsNameLineAndField(t *testing.T) {
 			want: `s.yaml:7: faults[0].at: 2h0m0s is after the end of the scenario (30m0s)`,
 		},
 		{
+			name: "flapReady without a period",
+			yaml: validHead + "faults:\n  - {at: 1m, type: flapReady, cluster: a, for: 5m}\n",
+			want: `s.yaml:7: faults[0].period: a flapReady needs a period of at least one step (5s)`,
+		},
+		{
+			name: "partitionOnPurge without its length",
+			yaml: validHead + "faults:\n  - {at: 1m, type: partitionOnPurge, cluster: a}\n",
+			want: `s.yaml:7: faults[0].for: a partitionOnPurge says how long the partition lasts`,
+		},
+		{
+			name: "stateUnreadable without a workload",
+			yaml: validHead + "faults:\n  - {at: 1m, type: stateUnreadable}\n",
+			want: `s.yaml:7: faults[0].workload: a stateUnreadable fault names a workload`,
+		},
+		{
 			name: "unknown fault type",
 			yaml: validHead + "faults:\n  - {at: 1m, type: meteor}\n",
 			want: `s.yaml:7: faults[0].type: must be one of`,

@@ -56,9 +56,6 @@ type plannerSeam func(taints []corev1.Taint, bindings []failover.ClusterBinding,
 // countdown records exportable across a restart.
 type appDetectorSeam interface {
 	Detect(binding string, policy *failover.ApplicationFailoverBehavior, clusters []string, health []failover.ObservedHealth) (failover.Detection, error)
-	// Restore puts back a binding's records (after an eviction the pacer
-	// refused, so its countdown is not lost).
-	Restore(binding string, records []failover.WorkloadHealthRecord)
 	Export() ([]byte, error)
 	Import([]byte) error
 }
@@ -90,6 +87,18 @@ type placementSeam interface {
 // replaceSeam is the scheduler's failover re-placement.
 type replaceSeam func(req *scheduling.Request) (scheduling.Plan, error)
 
+// evictSeam takes a cluster out of a placement and records the graceful
+// eviction task (eviction.Evict).
+type evictSeam func(targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask, ev eviction.Eviction) (eviction.EvictResult, error)
+
+// dispatchGateSeam says whether a new copy may be dispatched to target now
+// (eviction.DispatchBlocked).
+type dispatchGateSeam func(target string, tasks []eviction.GracefulEvictionTask, old eviction.OldCopyLookup, now time.Time, opts eviction.AssessOptions) eviction.DispatchGate
+
+// deleteOldCopySeam says whether the old copy a task names is deleted now
+// (eviction.DeleteOldCopy).
+type deleteOldCopySeam func(task *eviction.GracefulEvictionTask, targets []eviction.TargetCluster) bool
+
 // blockSeam answers whether the eviction history keeps a workload away from
 // a cluster now (used by the scheduler's filter).
 type blockSeam func(h eviction.EvictionHistory, cluster string, blockSeconds *int32, now time.Time) bool
@@ -105,6 +114,9 @@ type Library struct {
 	Placement     placementSeam
 	Replace       replaceSeam
 	Blocked       blockSeam
+	Evict         evictSeam
+	DispatchGate  dispatchGateSeam
+	DeleteOldCopy deleteOldCopySeam
 	Interpret     func(obj *unstructured.Unstructured) health.Status
 	Assess        func(in eviction.AssessInput, opts eviction.AssessOptions) eviction.Assessment
 }

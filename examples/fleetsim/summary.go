@@ -531,4 +531,5 @@ func (s Summary) Render(w io.Writer) error {
 }
 
 var invariantNames = []string{InvNoZeroCopies, InvNoFullOutageEvict, InvNoBlockedReturn, InvSuspendedNeverSent,
-	InvDeletionNotBlocked, InvRestartCountdowns, InvLastCopyKept, InvNoPanic}
+	InvDeletionNotBlocked, InvRestartCountdowns, InvLastCopyKept, InvNoPanic,
+	InvSingleWriter, InvStateResumed, InvNotReadyTainted, InvEvictionNotLost, InvDirectlyAfterPlaced}

@@ -186,9 +186,9 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add(p+".at", "%s is after the end of the scenario (%s)", f.At.D(), dur)
 		}
 		needCluster := f.Type == FaultOutage || f.Type == FaultNotReady || f.Type == FaultPartition || f.Type == FaultFlap ||
-			f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy
+			f.Type == FaultFlapReady || f.Type == FaultPartitionOnPurge
 		needWorkload := f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy || f.Type == FaultDelete ||
-			f.Type == FaultSuspend || f.Type == FaultResume
+			f.Type == FaultSuspend || f.Type == FaultResume || f.Type == FaultStateUnreadable || f.Type == FaultStateReadable
 		switch {
 		case needCluster && f.Cluster == "":
 			c.add(p+".cluster", "a %s fault names a cluster", f.Type)
@@ -207,8 +207,11 @@ func validateScenario(c *errCollector, sc *Scenario) {
 		case f.Workload != "" && !workloads[f.Workload]:
 			c.add(p+".workload", "unknown workload %q", f.Workload)
 		}
-		if f.Type == FaultFlap && f.Period.D() < step {
-			c.add(p+".period", "a flap needs a period of at least one step (%s)", step)
+		if (f.Type == FaultFlap || f.Type == FaultFlapReady) && f.Period.D() < step {
+			c.add(p+".period", "a %s needs a period of at least one step (%s)", f.Type, step)
+		}
+		if f.Type == FaultPartitionOnPurge && f.For.D() <= 0 {
+			c.add(p+".for", "a partitionOnPurge says how long the partition lasts")
 		}
 		if f.Type == FaultRecover && f.Cluster != "" && f.Zone != "" {
 			c.add(p+".zone", "recover names a cluster or a zone, not both")

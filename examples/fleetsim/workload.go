@@ -18,6 +18,7 @@ type copyState struct {
 	created        time.Time
 	labels         map[string]string
 	jobID          string
+	submitJob      string        // the job id it reports until its job first runs (stateful workloads)
 	collected      []byte        // last status the control plane collected (raw JSON)
 	firstCollected time.Time     // when the control plane first collected it
 	settled        bool          // the copy was Healthy at least once
@@ -30,9 +31,10 @@ type copyState struct {
 // statusSig identifies a generated status, so an unchanged copy is not
 // re-encoded and re-interpreted at every step.
 type statusSig struct {
-	ready    int64
-	replicas int32
-	failing  bool
+	ready      int64
+	replicas   int32
+	failing    bool
+	unreadable bool
 }
 
 // workload is one workload and its binding: placement (targets), eviction
@@ -63,10 +65,12 @@ type workload struct {
 	copies  []*copyState // by cluster index
 	failing []bool       // by cluster index: the workload itself fails there
 	deleted bool
-	jobSeq  int
-	origJob string // job id of the first copy (stateful workloads)
-
-	appRecords []failover.WorkloadHealthRecord // the detector's records at its last look
+	// stateUnreadable: the collected status lacks the preserved state
+	// (a stateUnreadable fault).
+	stateUnreadable bool
+	jobSeq          int
+	submits         int
+	origJob         string // job id of the first copy (stateful workloads)
 
 	// susp is the policy's suspension as it is now (faults suspend and
 	// resume dispatching during the run).
@@ -78,6 +82,20 @@ type workload struct {
 }
 
 func (w *workload) name() string { return w.spec.Name }
+
+// singleWriter reports whether w must never run two copies: it preserves
+// state across failover, runs on one cluster, and every failover it has
+// purges the old copy Directly.
+func (w *workload) singleWriter() bool {
+	fb := w.spec.Failover
+	if fb == nil || w.divided || w.clusterSpread.max != 1 {
+		return false
+	}
+	stateful := (fb.Cluster != nil && fb.Cluster.StatePreservation != nil) ||
+		(fb.Application != nil && fb.Application.StatePreservation != nil)
+	return stateful && w.clusterFO.PurgeMode == eviction.PurgeDirectly &&
+		(w.appFO == nil || w.appFO.PurgeMode.Normalize() == eviction.PurgeDirectly)
+}
 
 func (w *workload) isTarget(cluster string) bool {
 	for _, t := range w.targets {

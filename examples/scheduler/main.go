@@ -14,6 +14,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	healthcel "github.com/fleetover/fleetover/failover/health/cel"
 	"github.com/fleetover/fleetover/scheduling"
 )
 
@@ -57,7 +58,7 @@ func tell(out io.Writer) error {
 
 	// 1. Health, per object, from the unstructured status alone.
 	registry := health.NewRegistry(health.RegistryConfig{})
-	queueHealth, err := health.NewCELInterpreter(`object.status.lag < 1000 ? "Healthy" : "Unhealthy"`, health.CELConfig{})
+	queueHealth, err := healthcel.NewInterpreter(`object.status.lag < 1000 ? "Healthy" : "Unhealthy"`, healthcel.Config{Name: "queue-lag"})
 	if err != nil {
 		return err
 	}

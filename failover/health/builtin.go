@@ -471,12 +471,23 @@ func PodDisruptionBudgetHealth(u *unstructured.Unstructured) (Result, error) {
 // a serialised Java exception) goes into a reason.
 const maxErrorReason = 256
 
+// ReasonFlinkJobFailedInPlace is the reason of a FlinkDeployment whose job
+// failed in its own code. The rule reports it Healthy: another cluster would
+// run the same code into the same failure, so an application failover would
+// only move the failure (and, for a stateful job, restart it from older
+// state). Karmada's bundled rule keeps such a job where it is as well.
+const ReasonFlinkJobFailedInPlace = "the job failed in its own code; moving it would not help"
+
 // FlinkDeploymentHealth is the built-in rule for
 // flink.apache.org/FlinkDeployment, on the Flink Kubernetes operator's
 // status fields:
-//   - Unhealthy when status.error is set, status.lifecycleState is FAILED,
-//     status.jobManagerDeploymentStatus is ERROR or status.jobStatus.state is
-//     FAILED;
+//   - Healthy (ReasonFlinkJobFailedInPlace) when status.jobStatus.state is
+//     FAILED, or when status.error is set on a job that got past starting
+//     (a state other than CREATED, INITIALIZING or RECONCILING): the job,
+//     not the cluster, failed;
+//   - Unhealthy when status.error is set, status.lifecycleState is FAILED or
+//     status.jobManagerDeploymentStatus is ERROR: the deployment could not
+//     start here, and another cluster may start it;
 //   - Healthy when lifecycleState is SUSPENDED (stopped on purpose);
 //   - with a job: Healthy when jobStatus.state is RUNNING or FINISHED,
 //     Unhealthy in any other state (CREATED, RECONCILING, RESTARTING, ...);
@@ -490,6 +501,17 @@ func FlinkDeploymentHealth(u *unstructured.Unstructured) (Result, error) {
 	flinkError, _, err := stringField(status, "error", "status.error")
 	if err != nil {
 		return unknown(err)
+	}
+	jobStatus, err := mapField(status, "jobStatus", "status.jobStatus")
+	if err != nil {
+		return unknown(err)
+	}
+	jobState, hasJob, err := stringField(jobStatus, "state", "status.jobStatus.state")
+	if err != nil {
+		return unknown(err)
+	}
+	if jobState == "FAILED" || (flinkError != "" && jobPastStart(jobState)) {
+		return Result{Status: Healthy, Reason: ReasonFlinkJobFailedInPlace}, nil
 	}
 	if flinkError != "" {
 		if len(flinkError) > maxErrorReason {
@@ -505,21 +527,11 @@ func FlinkDeploymentHealth(u *unstructured.Unstructured) (Result, error) {
 	if err != nil {
 		return unknown(err)
 	}
-	jobStatus, err := mapField(status, "jobStatus", "status.jobStatus")
-	if err != nil {
-		return unknown(err)
-	}
-	jobState, hasJob, err := stringField(jobStatus, "state", "status.jobStatus.state")
-	if err != nil {
-		return unknown(err)
-	}
 	switch {
 	case lifecycle == "FAILED":
 		return unhealthy("lifecycle state is FAILED"), nil
 	case jmStatus == "ERROR":
 		return unhealthy("job manager deployment status is ERROR"), nil
-	case jobState == "FAILED":
-		return unhealthy("job state is FAILED"), nil
 	case lifecycle == "SUSPENDED":
 		return healthy, nil
 	}
@@ -545,4 +557,14 @@ func orUnknown(r Result, err error) (Result, error) {
 		return unknown(err)
 	}
 	return r, nil
+}
+
+// jobPastStart reports whether a Flink job state shows the job was
+// submitted and got past starting.
+func jobPastStart(state string) bool {
+	switch state {
+	case "", "CREATED", "INITIALIZING", "RECONCILING":
+		return false
+	}
+	return true
 }

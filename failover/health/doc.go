@@ -5,7 +5,8 @@
 // adapter, a Registry that picks an interpreter by GroupVersionKind (or by
 // GroupKind, for every version of a kind), the built-in rules for common
 // Kubernetes kinds and FlinkDeployment, and custom rules written in Go, in
-// CEL or as Karmada-style Lua scripts. What does not: when a workload moves
+// CEL or as Karmada-style Lua scripts (in the subpackages cel and lua, so
+// that importing this package links neither). What does not: when a workload moves
 // (package failover decides that from the statuses interpreted here), and
 // anything that reads a cluster — interpreters see one object, already
 // fetched.
@@ -20,8 +21,9 @@
 //     metadata.generation) is Unknown, never Healthy.
 //   - A kind without an interpreter is Unknown by default; Healthy, as in
 //     Karmada, when RegistryConfig.UnregisteredKindsHealthy is set.
-//   - CEL rules are compiled once and cost-limited; Lua rules are compiled
-//     once, sandboxed (no file, process or code loading) and time-limited.
+//   - Scripted rules (failover/health/cel, failover/health/lua) are compiled
+//     once and bounded in time, work and memory; this package imports
+//     neither cel-go nor gopher-lua.
 //   - Registries and interpreters are safe for concurrent use and keep no
 //     package-level state.
 //

@@ -5,8 +5,9 @@ import (
 	"strconv"
 )
 
-// ErrCompile is wrapped by every error NewCELInterpreter and
-// NewLuaInterpreter return for a rule that cannot be used.
+// ErrCompile is wrapped by every error the rule compilers (packages
+// failover/health/cel and failover/health/lua) return for a rule that cannot
+// be used.
 var ErrCompile = errors.New("health rule does not compile")
 
 // ErrEvaluate is wrapped by every error a CEL or Lua rule returns while

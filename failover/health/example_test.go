@@ -42,50 +42,6 @@ func ExampleRegistry_Interpret() {
 	// ConfigMap: Unknown (no health interpreter registered for the kind)
 }
 
-// A CEL rule, compiled once, replaces the built-in rule of one version of a
-// kind.
-func ExampleNewCELInterpreter() {
-	rule, err := health.NewCELInterpreter(
-		`has(object.status.readyReplicas) && object.status.readyReplicas >= object.spec.replicas`,
-		health.CELConfig{})
-	if err != nil {
-		panic(err)
-	}
-	registry := health.NewRegistry(health.RegistryConfig{})
-	if err := registry.Register(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}, rule); err != nil {
-		panic(err)
-	}
-	obj := mustDecode(`{"apiVersion": "apps/v1", "kind": "StatefulSet",
-		"spec": {"replicas": 2}, "status": {"readyReplicas": 2}}`)
-	fmt.Println(registry.Interpret(obj).Status)
-
-	_, err = health.NewCELInterpreter(`object.status.readyReplicas >=`, health.CELConfig{})
-	fmt.Println(err != nil)
-	// Output:
-	// Healthy
-	// true
-}
-
-// A Lua script written for Karmada's resource interpreter runs unchanged.
-func ExampleNewLuaInterpreter() {
-	rule, err := health.NewLuaInterpreter(`
-		function InterpretHealth(observedObj)
-		  return observedObj.status.readyReplicas == observedObj.spec.replicas
-		end`, health.LuaConfig{})
-	if err != nil {
-		panic(err)
-	}
-	for _, ready := range []string{"3", "1"} {
-		obj := mustDecode(`{"apiVersion": "example.com/v1", "kind": "Widget",
-			"spec": {"replicas": 3}, "status": {"readyReplicas": ` + ready + `}}`)
-		r, err := rule.Interpret(obj)
-		fmt.Println(r.Status, err)
-	}
-	// Output:
-	// Healthy <nil>
-	// Unhealthy <nil>
-}
-
 // A rule in Go serves every version of a custom kind.
 func ExampleInterpreterFunc() {
 	registry := health.NewRegistry(health.RegistryConfig{})

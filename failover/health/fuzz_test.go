@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -64,48 +63,6 @@ func FuzzBuiltins(f *testing.F) {
 				}
 			}
 			checkResult(t, "registry", registry.Interpret(obj), nil)
-		}
-	})
-}
-
-// FuzzCELRule compiles any expression and evaluates it against any object.
-func FuzzCELRule(f *testing.F) {
-	f.Add(`object.status.readyReplicas == object.spec.replicas`, []byte(fuzzObjects[0]))
-	f.Add(`has(object.status) ? "Healthy" : "Unknown"`, []byte(fuzzObjects[1]))
-	f.Add(`object.status.conditions.exists(c, c.type == "Ready")`, []byte(fuzzObjects[1]))
-	f.Add(`[1,2,3].map(x, [x, x, x]).size() > 0`, []byte(`{}`))
-	f.Fuzz(func(t *testing.T, expr string, doc []byte) {
-		rule, err := NewCELInterpreter(expr, CELConfig{CostLimit: 10_000})
-		if err != nil {
-			if !errors.Is(err, ErrCompile) {
-				t.Fatalf("compile error %v does not wrap ErrCompile", err)
-			}
-			return
-		}
-		for _, obj := range fuzzDecode(doc) {
-			got, err := rule.Interpret(obj)
-			checkResult(t, "CEL", got, err)
-		}
-	})
-}
-
-// FuzzLuaRule compiles any script and runs it against any object.
-func FuzzLuaRule(f *testing.F) {
-	f.Add(karmadaScript, []byte(fuzzObjects[0]))
-	f.Add(`function InterpretHealth(o) return o.status.phase == "Running" end`, []byte(fuzzObjects[1]))
-	f.Add(`function InterpretHealth(o) for k, v in pairs(o) do end return "Unknown" end`, []byte(fuzzObjects[5]))
-	cfg := LuaConfig{Timeout: 20 * time.Millisecond}
-	f.Fuzz(func(t *testing.T, script string, doc []byte) {
-		rule, err := NewLuaInterpreter(script, cfg)
-		if err != nil {
-			if !errors.Is(err, ErrCompile) {
-				t.Fatalf("compile error %v does not wrap ErrCompile", err)
-			}
-			return
-		}
-		for _, obj := range fuzzDecode(doc) {
-			got, err := rule.Interpret(obj)
-			checkResult(t, "Lua", got, err)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package health
 
 import (
 	"errors"
+	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -57,3 +58,40 @@ const (
 func unknown(err error) (Result, error) {
 	return Result{Status: Unknown, Reason: err.Error()}, err
 }
+
+// RuleResult turns what a scripted rule (CEL, Lua) returned into a Result:
+// a bool (true is Healthy) or one of the status strings. language names the
+// rule's language in the reason ("CEL rule returned false"). Any other value
+// is an error wrapping ErrEvaluate, with an Unknown result.
+func RuleResult(value any, language string) (Result, error) {
+	switch v := value.(type) {
+	case bool:
+		if v {
+			return healthy, nil
+		}
+		return unhealthy(language + " rule returned false"), nil
+	case string:
+		switch st := Status(v); st {
+		case Healthy:
+			return healthy, nil
+		case Unhealthy, Unknown:
+			return Result{Status: st, Reason: language + " rule returned " + v}, nil
+		default:
+			return UnknownResult(fmt.Errorf("%w: %s rule returned %q, want Healthy, Unhealthy or Unknown", ErrEvaluate, language, v))
+		}
+	default:
+		return UnknownResult(fmt.Errorf("%w: %s rule returned %T, want a boolean or a status string", ErrEvaluate, language, value))
+	}
+}
+
+// UnknownResult returns the Unknown Result that err stands for, and err.
+// Interpreters outside this package use it so that every failure reads the
+// same way.
+func UnknownResult(err error) (Result, error) {
+	return unknown(err)
+}
+
+// ToInt64 converts a JSON number as decoded into an unstructured object
+// (int64, float64 and the other Go number types of hand-built maps) into an
+// int64; it fails for fractions, NaN and values out of range.
+func ToInt64(v any) (int64, bool) { return toInt64(v) }

@@ -1,7 +1,13 @@
-package health
+package lua
 
 import (
+	"encoding/json"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
 	"errors"
+	"github.com/fleetover/fleetover/failover/health"
 	"strings"
 	"sync"
 	"testing"
@@ -16,25 +22,25 @@ function InterpretHealth(observedObj)
 end`
 
 func TestLuaKarmadaScript(t *testing.T) {
-	rule, err := NewLuaInterpreter(karmadaScript, LuaConfig{})
+	rule, err := NewInterpreter(karmadaScript, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for ready, want := range map[string]Status{"3": Healthy, "1": Unhealthy} {
-		got, err := rule.Interpret(decode(t, strings.ReplaceAll(celDeployment, "%READY%", ready)))
+	for ready, want := range map[string]health.Status{"3": health.Healthy, "1": health.Unhealthy} {
+		got, err := rule.Interpret(decode(t, strings.ReplaceAll(deploymentDoc, "%READY%", ready)))
 		if err != nil || got.Status != want {
 			t.Errorf("readyReplicas %s: %+v, %v; want %s", ready, got, err, want)
 		}
 	}
 	// Float numbers (encoding/json) compare equal to the same integers.
-	got, err := rule.Interpret(decodeFloats(t, strings.ReplaceAll(celDeployment, "%READY%", "3")))
-	if err != nil || got.Status != Healthy {
+	got, err := rule.Interpret(decodeFloats(t, strings.ReplaceAll(deploymentDoc, "%READY%", "3")))
+	if err != nil || got.Status != health.Healthy {
 		t.Errorf("float numbers: %+v, %v; want Healthy", got, err)
 	}
 }
 
 func TestLuaStatusStringsListsAndNil(t *testing.T) {
-	rule, err := NewLuaInterpreter(`
+	rule, err := NewInterpreter(`
 function InterpretHealth(obj)
   if obj.status == nil then return "Unknown" end
   local conditions = obj.status.conditions or {}
@@ -44,15 +50,15 @@ function InterpretHealth(obj)
     end
   end
   return "Unhealthy"
-end`, LuaConfig{})
+end`, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]Status{
-		`{"kind":"Widget","status":{"conditions":[{"type":"Synced","status":"True"},{"type":"Ready","status":"True"}]}}`: Healthy,
-		`{"kind":"Widget","status":{"conditions":[{"type":"Ready","status":"False"}]}}`:                                  Unhealthy,
-		`{"kind":"Widget","status":null}`: Unknown,
-		`{"kind":"Widget"}`:               Unknown,
+	cases := map[string]health.Status{
+		`{"kind":"Widget","status":{"conditions":[{"type":"Synced","status":"True"},{"type":"Ready","status":"True"}]}}`: health.Healthy,
+		`{"kind":"Widget","status":{"conditions":[{"type":"Ready","status":"False"}]}}`:                                  health.Unhealthy,
+		`{"kind":"Widget","status":null}`: health.Unknown,
+		`{"kind":"Widget"}`:               health.Unknown,
 	}
 	for doc, want := range cases {
 		got, err := rule.Interpret(decode(t, doc))
@@ -72,10 +78,10 @@ func TestLuaCompileErrors(t *testing.T) {
 	}
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := NewLuaInterpreter(script, LuaConfig{Timeout: 50 * time.Millisecond})
-			var ce *CompileError
-			if !errors.Is(err, ErrCompile) || !errors.As(err, &ce) || ce.Language != "Lua" {
-				t.Fatalf("error %v, want a Lua *CompileError", err)
+			_, err := NewInterpreter(script, Config{Limits: Limits{Timeout: 50 * time.Millisecond}})
+			var ce *health.CompileError
+			if !errors.Is(err, health.ErrCompile) || !errors.As(err, &ce) || ce.Language != "Lua" {
+				t.Fatalf("error %v, want a Lua *health.CompileError", err)
 			}
 		})
 	}
@@ -93,20 +99,20 @@ func TestLuaRuntimeErrorsAreUnknown(t *testing.T) {
 			function InterpretHealth(o) return f(1) end`,
 		"huge string": `function InterpretHealth(o) return string.rep("x", 1e9) == "" end`,
 	}
-	obj := decode(t, strings.ReplaceAll(celDeployment, "%READY%", "3"))
+	obj := decode(t, strings.ReplaceAll(deploymentDoc, "%READY%", "3"))
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
-			rule, err := NewLuaInterpreter(script, LuaConfig{Timeout: 50 * time.Millisecond})
+			rule, err := NewInterpreter(script, Config{Limits: Limits{Timeout: 50 * time.Millisecond}})
 			if err != nil {
 				t.Fatalf("compile: %v", err)
 			}
 			got, err := rule.Interpret(obj)
-			if !errors.Is(err, ErrEvaluate) || got.Status != Unknown {
-				t.Fatalf("%+v, %v; want Unknown and ErrEvaluate", got, err)
+			if !errors.Is(err, health.ErrEvaluate) || got.Status != health.Unknown {
+				t.Fatalf("%+v, %v; want health.Unknown and health.ErrEvaluate", got, err)
 			}
 			// A failed state is dropped, not reused: the next call still
 			// works the same way.
-			if got2, err2 := rule.Interpret(obj); got2.Status != Unknown || err2 == nil {
+			if got2, err2 := rule.Interpret(obj); got2.Status != health.Unknown || err2 == nil {
 				t.Errorf("second call: %+v, %v", got2, err2)
 			}
 		})
@@ -116,32 +122,32 @@ func TestLuaRuntimeErrorsAreUnknown(t *testing.T) {
 func TestLuaSandbox(t *testing.T) {
 	for _, name := range []string{"os", "io", "dofile", "loadfile", "load", "loadstring", "require", "print", "debug", "package"} {
 		script := `function InterpretHealth(o) return ` + name + ` == nil end`
-		rule, err := NewLuaInterpreter(script, LuaConfig{})
+		rule, err := NewInterpreter(script, Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`)); err != nil || got.Status != Healthy {
+		if got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`)); err != nil || got.Status != health.Healthy {
 			t.Errorf("%s is reachable from a script: %+v, %v", name, got, err)
 		}
 	}
 	// The libraries health rules need are there.
-	rule, err := NewLuaInterpreter(`function InterpretHealth(o)
+	rule, err := NewInterpreter(`function InterpretHealth(o)
 		return string.upper("a") == "A" and math.max(1, 2) == 2 and #table.concat({"a", "b"}) == 2
-	end`, LuaConfig{})
+	end`, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`)); err != nil || got.Status != Healthy {
+	if got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`)); err != nil || got.Status != health.Healthy {
 		t.Errorf("string, math and table libraries: %+v, %v", got, err)
 	}
 }
 
 func TestLuaDoesNotModifyObject(t *testing.T) {
-	rule, err := NewLuaInterpreter(`function InterpretHealth(o) o.status.readyReplicas = 99; return true end`, LuaConfig{})
+	rule, err := NewInterpreter(`function InterpretHealth(o) o.status.readyReplicas = 99; return true end`, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := decode(t, strings.ReplaceAll(celDeployment, "%READY%", "3"))
+	obj := decode(t, strings.ReplaceAll(deploymentDoc, "%READY%", "3"))
 	if _, err := rule.Interpret(obj); err != nil {
 		t.Fatal(err)
 	}
@@ -153,21 +159,21 @@ func TestLuaDoesNotModifyObject(t *testing.T) {
 // TestLuaConcurrentUse runs under -race: states come from a pool, one
 // goroutine at a time.
 func TestLuaConcurrentUse(t *testing.T) {
-	rule, err := NewLuaInterpreter(karmadaScript, LuaConfig{})
+	rule, err := NewInterpreter(karmadaScript, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	healthyObj := decode(t, strings.ReplaceAll(celDeployment, "%READY%", "3"))
-	sickObj := decode(t, strings.ReplaceAll(celDeployment, "%READY%", "0"))
+	healthyObj := decode(t, strings.ReplaceAll(deploymentDoc, "%READY%", "3"))
+	sickObj := decode(t, strings.ReplaceAll(deploymentDoc, "%READY%", "0"))
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for n := 0; n < 50; n++ {
-				obj, want := healthyObj, Healthy
+				obj, want := healthyObj, health.Healthy
 				if (n+w)%2 == 1 {
-					obj, want = sickObj, Unhealthy
+					obj, want = sickObj, health.Unhealthy
 				}
 				if got, err := rule.Interpret(obj); err != nil || got.Status != want {
 					t.Errorf("got %+v, %v; want %s", got, err, want)
@@ -180,20 +186,43 @@ func TestLuaConcurrentUse(t *testing.T) {
 }
 
 func TestLuaRejectsTooDeepObject(t *testing.T) {
-	rule, err := NewLuaInterpreter(`function InterpretHealth(o) return true end`, LuaConfig{})
+	rule, err := NewInterpreter(`function InterpretHealth(o) return true end`, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deep := map[string]any{}
 	cur := deep
-	for n := 0; n < luaMaxDepth+5; n++ {
+	for n := 0; n < maxObjectDepth+5; n++ {
 		next := map[string]any{}
 		cur["x"] = next
 		cur = next
 	}
 	obj := decode(t, `{"kind":"Widget"}`)
 	obj.Object["spec"] = deep
-	if got, err := rule.Interpret(obj); !errors.Is(err, ErrMalformedObject) || got.Status != Unknown {
-		t.Errorf("deep object: %+v, %v; want Unknown and ErrMalformedObject", got, err)
+	if got, err := rule.Interpret(obj); !errors.Is(err, health.ErrMalformedObject) || got.Status != health.Unknown {
+		t.Errorf("deep object: %+v, %v; want health.Unknown and health.ErrMalformedObject", got, err)
 	}
+}
+
+const deploymentDoc = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"generation":1},
+	"spec":{"replicas":3},"status":{"observedGeneration":1,"readyReplicas":%READY%,"availableReplicas":3}}`
+
+func decode(t testing.TB, doc string) *unstructured.Unstructured {
+	t.Helper()
+	m := map[string]any{}
+	if err := utiljson.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatalf("decoding test object: %v\n%s", err, doc)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// decodeFloats builds the same object with encoding/json, whose numbers are
+// float64.
+func decodeFloats(t testing.TB, doc string) *unstructured.Unstructured {
+	t.Helper()
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatalf("decoding test object: %v", err)
+	}
+	return &unstructured.Unstructured{Object: m}
 }
