@@ -35,6 +35,10 @@ type FailoverScheduler struct {
 	// DefaultTolerations are added to each binding's tolerations, as the
 	// taint manager does.
 	DefaultTolerations failover.DefaultTolerationsConfig
+	// Tolerations is the toleration matching rule: the taint manager's
+	// planner must have the same, so a workload evicted from a cluster is
+	// never placed back on it.
+	Tolerations failover.TolerationOptions
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
@@ -99,6 +103,12 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 			Type:     scheduling.Duplicated,
 			Replicas: spec.Replicas,
 			Clusters: fleet,
+			Filters: []scheduling.Filter{
+				scheduling.TaintToleration(s.Tolerations),
+				scheduling.EvictionInProgress(),
+				scheduling.EvictionHistoryFilter(),
+				scheduling.Suspended(),
+			},
 		}
 		if p := spec.Placement; p != nil {
 			tolerations = p.ClusterTolerations
@@ -106,7 +116,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 				sreq.Type = scheduling.Divided
 			}
 			if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
-				sreq.Filters = append(scheduling.DefaultFilters(), scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
+				sreq.Filters = append(sreq.Filters, scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
 			}
 			for _, sc := range p.SpreadConstraints {
 				if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {

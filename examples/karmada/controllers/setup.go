@@ -30,6 +30,9 @@ type Config struct {
 	ClusterFailover failover.ClusterFailoverDefaults
 	// DefaultTolerations are added to every binding's tolerations.
 	DefaultTolerations failover.DefaultTolerationsConfig
+	// Tolerations is the toleration matching rule, the same for the taint
+	// manager's eviction and the scheduler's taint filter.
+	Tolerations failover.TolerationOptions
 	// Pacer configures eviction pacing; its Clock and Observer are set here.
 	Pacer eviction.PacerConfig
 	// Assess tunes the graceful eviction assessment.
@@ -141,7 +144,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		},
 		TaintManager: &TaintManager{
 			Client: c, Clock: clk,
-			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover},
+			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover, Tolerations: cfg.Tolerations},
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              pacer,
 			Schedule:           NewSchedule(), Events: events,
@@ -173,7 +176,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 				Schedule: NewSchedule(), Events: events,
 			},
 			Scheduler: &FailoverScheduler{
-				Client: c, Clock: clk, Kind: kind, DefaultTolerations: cfg.DefaultTolerations,
+				Client: c, Clock: clk, Kind: kind, DefaultTolerations: cfg.DefaultTolerations, Tolerations: cfg.Tolerations,
 				Schedule: NewSchedule(), Events: events,
 			},
 			Dispatcher: &WorkDispatcher{
