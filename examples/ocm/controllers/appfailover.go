@@ -7,11 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
-	workv1 "open-cluster-management.io/api/work/v1"
-	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -40,26 +36,13 @@ type ApplicationFailoverController struct {
 
 // SetupWithManager registers the controller and its Rechecker.
 func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(a.Recheck); err != nil {
-		return err
-	}
-	c := mgr.GetClient()
-	return builder.ControllerManagedBy(mgr).
-		Named(name).
-		For(&workv1alpha1.ManifestWorkReplicaSet{}).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDecision(c))).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork)).
-		WatchesRawSource(a.Recheck.Source()).
-		Complete(a)
+	return setupWorkloadController(mgr, name, a.Recheck, a)
 }
 
 // Reconcile decides for one workload.
 func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	b, err := loadBinding(ctx, a.Client, req.NamespacedName)
+	b, err := loadOrForget(ctx, a.Client, a.Recheck, req.NamespacedName)
 	if err != nil || b == nil {
-		if b == nil && err == nil {
-			a.Recheck.Cancel(req.NamespacedName)
-		}
 		return reconcile.Result{}, err
 	}
 	if b.Policy == nil || b.Policy.Application == nil {

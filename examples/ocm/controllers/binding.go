@@ -14,7 +14,10 @@ import (
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/fleetover/fleetover/eviction"
@@ -259,4 +262,31 @@ func ignoreNotFound(err error) error {
 // condition returns the condition of type t, or nil.
 func condition(conds []metav1.Condition, t string) *metav1.Condition {
 	return meta.FindStatusCondition(conds, t)
+}
+
+// loadOrForget loads the workload key names, as loadBinding does; when it is
+// gone (or no longer placed) its pending re-checks are cancelled.
+func loadOrForget(ctx context.Context, c client.Client, recheck *Rechecker, key client.ObjectKey) (*binding, error) {
+	b, err := loadBinding(ctx, c, key)
+	if err == nil && b == nil {
+		recheck.Cancel(key)
+	}
+	return b, err
+}
+
+// setupWorkloadController registers r for ManifestWorkReplicaSets, looked
+// at again when their PlacementDecision or one of their ManifestWorks
+// changes, and when recheck says a deadline has come.
+func setupWorkloadController(mgr manager.Manager, name string, recheck *Rechecker, r reconcile.Reconciler) error {
+	if err := mgr.Add(recheck); err != nil {
+		return err
+	}
+	c := mgr.GetClient()
+	return builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(&workv1alpha1.ManifestWorkReplicaSet{}).
+		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDecision(c))).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork)).
+		WatchesRawSource(recheck.Source()).
+		Complete(r)
 }

@@ -14,12 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
-	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 	workv1 "open-cluster-management.io/api/work/v1"
-	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -62,26 +58,13 @@ type WorkDistributor struct {
 
 // SetupWithManager registers the distributor and its Rechecker.
 func (d *WorkDistributor) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(d.Recheck); err != nil {
-		return err
-	}
-	c := mgr.GetClient()
-	return builder.ControllerManagedBy(mgr).
-		Named(name).
-		For(&workv1alpha1.ManifestWorkReplicaSet{}).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDecision(c))).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork)).
-		WatchesRawSource(d.Recheck.Source()).
-		Complete(d)
+	return setupWorkloadController(mgr, name, d.Recheck, d)
 }
 
 // Reconcile brings the workload's ManifestWorks in line with it.
 func (d *WorkDistributor) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	b, err := loadBinding(ctx, d.Client, req.NamespacedName)
+	b, err := loadOrForget(ctx, d.Client, d.Recheck, req.NamespacedName)
 	if err != nil || b == nil {
-		if b == nil && err == nil {
-			d.Recheck.Cancel(req.NamespacedName)
-		}
 		return reconcile.Result{}, err
 	}
 	now := d.Clock.Now()

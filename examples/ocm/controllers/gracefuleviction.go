@@ -7,11 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
-	workv1 "open-cluster-management.io/api/work/v1"
-	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -46,26 +42,13 @@ type GracefulEvictionController struct {
 
 // SetupWithManager registers the controller and its Rechecker.
 func (g *GracefulEvictionController) SetupWithManager(mgr manager.Manager, name string) error {
-	if err := mgr.Add(g.Recheck); err != nil {
-		return err
-	}
-	c := mgr.GetClient()
-	return builder.ControllerManagedBy(mgr).
-		Named(name).
-		For(&workv1alpha1.ManifestWorkReplicaSet{}).
-		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDecision(c))).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork)).
-		WatchesRawSource(g.Recheck.Source()).
-		Complete(g)
+	return setupWorkloadController(mgr, name, g.Recheck, g)
 }
 
 // Reconcile assesses one workload's tasks.
 func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	b, err := loadBinding(ctx, g.Client, req.NamespacedName)
+	b, err := loadOrForget(ctx, g.Client, g.Recheck, req.NamespacedName)
 	if err != nil || b == nil {
-		if b == nil && err == nil {
-			g.Recheck.Cancel(req.NamespacedName)
-		}
 		return reconcile.Result{}, err
 	}
 	now := g.Clock.Now()

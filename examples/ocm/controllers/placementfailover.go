@@ -65,11 +65,8 @@ func (p *PlacementFailoverController) SetupWithManager(mgr manager.Manager, name
 
 // Reconcile plans one workload.
 func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	b, err := loadBinding(ctx, p.Client, req.NamespacedName)
+	b, err := loadOrForget(ctx, p.Client, p.Recheck, req.NamespacedName)
 	if err != nil || b == nil {
-		if b == nil && err == nil {
-			p.Recheck.Cancel(req.NamespacedName)
-		}
 		return reconcile.Result{}, err
 	}
 	fleet, byName, err := listFleet(ctx, p.Client)
