@@ -94,7 +94,7 @@ func (e *CustomizationError) Unwrap() []error {
 // Customization is the health rule of one ResourceInterpreterCustomization.
 type Customization struct {
 	// Name is metadata.name. Among customizations of one target, Karmada
-	// applies them in name order, the last health script winning.
+	// takes the health script of the first in name order.
 	Name string
 	// Source and Document locate the object, for errors and reports.
 	Source   string

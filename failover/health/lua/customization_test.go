@@ -213,11 +213,13 @@ func widgetObject(version, phase string) string {
 }
 
 func TestRegisterCustomizationsPrecedence(t *testing.T) {
-	// Karmada orders the customizations of a target by name and the last
-	// health script wins; one without a health script overrides nothing.
-	doc := ric("b-pending", "example.com/v1", "Widget", `function InterpretHealth(o) return o.status.phase == 'Pending' end`) + "---\n" +
-		ric("a-running", "example.com/v1", "Widget", phaseRunning) + "---\n" +
-		ric("c-replicas-only", "example.com/v1", "Widget", "")
+	// Karmada merges the customizations of a target in name order and
+	// keeps the first health script; one without a health script takes
+	// nothing away.
+	doc := ric("b-running", "example.com/v1", "Widget", phaseRunning) + "---\n" +
+		ric("a-replicas-only", "example.com/v1", "Widget", "") + "---\n" +
+		ric("c-running-too", "example.com/v1", "Widget", phaseRunning) + "---\n" +
+		ric("a-pending", "example.com/v1", "Widget", `function InterpretHealth(o) return o.status.phase == 'Pending' end`)
 	c, err := ParseCustomizations([]byte(doc), "rules.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -227,11 +229,15 @@ func TestRegisterCustomizationsPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Registered) != 1 || out.Registered[0].Name != "b-pending" {
+	if len(out.Registered) != 1 || out.Registered[0].Name != "a-pending" {
 		t.Errorf("registered %+v", out.Registered)
 	}
-	if len(out.Overridden) != 1 || out.Overridden[0].Name != "a-running" || !strings.Contains(out.Overridden[0].Reason, `"b-pending"`) {
+	if len(out.Overridden) != 2 || out.Overridden[0].Name != "b-running" || out.Overridden[1].Name != "c-running-too" ||
+		!strings.Contains(out.Overridden[0].Reason, `"a-pending"`) {
 		t.Errorf("overridden %+v", out.Overridden)
+	}
+	if len(c.Skipped) != 1 || c.Skipped[0].Name != "a-replicas-only" {
+		t.Errorf("skipped %+v", c.Skipped)
 	}
 	if got := reg.Interpret(decode(t, widgetObject("v1", "Pending"))); got.Status != health.Healthy {
 		t.Errorf("Pending: %+v", got)

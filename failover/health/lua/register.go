@@ -28,11 +28,12 @@ type Registration struct {
 // registered for the GroupKind, say).
 //
 // Precedence follows Karmada's configurable interpreter. Among the
-// customizations of c that target the same apiVersion and kind, they apply
-// in order of metadata.name and the last health script wins; the others
-// are reported in Registration.Overridden. (Karmada's admission webhook
-// refuses a second customization with a health script for a target; one
-// created without the webhook is ordered so.) Across calls, a later call
+// customizations of c that target the same apiVersion and kind, Karmada
+// merges them in order of metadata.name and a health script, once set, is
+// kept: the first in name order wins, and the others are reported in
+// Registration.Overridden. (Karmada's admission webhook refuses a second
+// customization with a health script for a target; this is the order for
+// one created without the webhook.) Across calls, a later call
 // replaces an earlier registration of the same target: register the
 // customizations Karmada bundles first and the cluster's own after, as
 // Karmada consults the declared customizations before the bundled ones.
@@ -77,17 +78,19 @@ func RegisterCustomizations(reg *health.Registry, c Customizations, cfg Config) 
 		return Registration{}, errors.Join(errs...)
 	}
 
-	// Name order: the last customization of a target wins.
+	// Name order: the first customization of a target wins.
 	winner := map[schema.GroupVersionKind]int{}
 	for i, item := range items {
-		winner[item.Target] = i
+		if _, taken := winner[item.Target]; !taken {
+			winner[item.Target] = i
+		}
 	}
 	var out Registration
 	for i, item := range items {
 		if w := winner[item.Target]; w != i {
 			out.Overridden = append(out.Overridden, Skipped{Source: item.Source, Document: item.Document, Path: item.Path,
 				Kind: CustomizationKind, Name: item.Name,
-				Reason: fmt.Sprintf("health script of %s overridden by %q, later in name order", item.Target, items[w].Name)})
+				Reason: fmt.Sprintf("health script of %s overridden by %q, first in name order", item.Target, items[w].Name)})
 			continue
 		}
 		out.Registered = append(out.Registered, item)
