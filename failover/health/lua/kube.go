@@ -1,7 +1,10 @@
 package lua
 
 import (
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	glua "github.com/yuin/gopher-lua"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -58,7 +61,10 @@ func (lib *boundedLib) quantityArg(L *glua.LState, fn string, n int) resource.Qu
 	case *glua.LNilType:
 		return resource.Quantity{}
 	case glua.LString:
-		lib.step(L, 1+len(v)/64)
+		if err := checkQuantitySize(string(v)); err != nil {
+			L.RaiseError("kube.%s: argument %d: %v", fn, n, err)
+		}
+		lib.step(L, 16+4*len(v))
 		q, err := resource.ParseQuantity(string(v))
 		if err != nil {
 			L.RaiseError("kube.%s: argument %d: %v", fn, n, err)
@@ -95,4 +101,36 @@ func (lib *boundedLib) getResourceQuantity(L *glua.LState) int {
 	}
 	L.Push(glua.LNumber(f))
 	return 1
+}
+
+// apimachinery's quantity parser computes with the exact decimal, so its
+// time grows with the exponent and the length: "1e-99999999" takes
+// minutes in one call, which no instruction count can interrupt. Quantities
+// in Kubernetes objects are a few bytes with exponents within ±18; these
+// bounds keep one call under a millisecond.
+const (
+	maxQuantityBytes    = 256
+	maxQuantityExponent = 400
+)
+
+// checkQuantitySize refuses a quantity too long or with too large an
+// exponent to parse quickly; ParseQuantity judges everything else.
+func checkQuantitySize(s string) error {
+	if len(s) > maxQuantityBytes {
+		return fmt.Errorf("quantity of %d bytes, more than %d", len(s), maxQuantityBytes)
+	}
+	// An exponent is e or E followed by a signed integer; "Ei" and "E"
+	// alone are suffixes.
+	i := strings.IndexAny(s, "eE")
+	if i < 0 {
+		return nil
+	}
+	exp := strings.TrimLeft(s[i+1:], "+-")
+	if exp == "" || exp == "i" {
+		return nil
+	}
+	if n, err := strconv.Atoi(exp); err == nil && (n > maxQuantityExponent || n < -maxQuantityExponent) || len(exp) > 6 {
+		return fmt.Errorf("quantity %q has an exponent beyond ±%d", s, maxQuantityExponent)
+	}
+	return nil
 }

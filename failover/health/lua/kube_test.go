@@ -25,6 +25,10 @@ func TestKubeModule(t *testing.T) {
 		"number is not a quantity": {`return kube.resourceAdd(1)`, health.Unknown, "string expected, got number"},
 		"negative quantity":        {`return kube.getResourceQuantity("-1")`, health.Unknown, "negative"},
 		"two arguments":            {`return kube.getResourceQuantity("1", "2")`, health.Unknown, "one argument"},
+		"huge negative exponent":   {`return kube.resourceAdd("1e-99999999")`, health.Unknown, "exponent beyond"},
+		"huge exponent":            {`return kube.getResourceQuantity("5E+401")`, health.Unknown, "exponent beyond"},
+		"long quantity":            {`return kube.resourceAdd(string.rep("9", 257))`, health.Unknown, "more than 256"},
+		"exponent within bounds":   {`return kube.getResourceQuantity("1e-400") >= 0 and kube.resourceAdd("2E3", "1Ei") ~= nil`, health.Healthy, ""},
 		"pod requirements":         {`return kube.accuratePodRequirements({})`, health.Unknown, "not offered to health rules"},
 		"pod dependencies":         {`return kube.getPodDependencies({}, "default")`, health.Unknown, "not offered to health rules"},
 	} {
@@ -48,7 +52,7 @@ end`, Config{})
 func TestKubeModuleIsBounded(t *testing.T) {
 	rule, err := NewInterpreter(`local kube = require("kube")
 function InterpretHealth(o)
-  local q = string.rep("1", 60000)
+  local q = string.rep("1", 256)
   for i = 1, 100 do kube.resourceAdd(q) end
   return true
 end`, Config{Limits: Limits{Instructions: 20_000}})
