@@ -104,10 +104,10 @@ func (lib *boundedLib) getResourceQuantity(L *glua.LState) int {
 }
 
 // apimachinery's quantity parser computes with the exact decimal, so its
-// time grows with the exponent and the length: "1e-99999999" takes
-// minutes in one call, which no instruction count can interrupt. Quantities
-// in Kubernetes objects are a few bytes with exponents within ±18; these
-// bounds keep one call under a millisecond.
+// time grows with the exponent and the length: "1e-999999999" did not
+// finish in ten minutes, and no instruction count interrupts one call.
+// Quantities in Kubernetes objects are a few bytes with exponents within
+// ±18; these bounds keep one call under a millisecond.
 const (
 	maxQuantityBytes    = 256
 	maxQuantityExponent = 400
