@@ -419,7 +419,19 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 	}
 	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed}
 	fleet := "random fleets"
-	if cfg.scenario != "" {
+	if cfg.fleet != "" {
+		run, err := loadFleetRun(cfg.fleet, cfg.scenario)
+		if err == nil {
+			_, err = run.scenario()
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "fleetsim:", err)
+			return 2
+		}
+		run.printFindings(stderr)
+		cc.Fleet, cc.FleetFile = run.Data, run.Label
+		fleet = "the " + run.Label
+	} else if cfg.scenario != "" {
 		data, err := readScenarioFile(cfg.scenario)
 		if err != nil {
 			fmt.Fprintln(stderr, "fleetsim:", err)
@@ -466,6 +478,9 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		}
 	} else {
 		replay := fmt.Sprintf("-campaign 1 -seed %d", res.Violations[0].Seed)
+		if cfg.fleet != "" {
+			replay += " -fleet " + cfg.fleet
+		}
 		if cfg.scenario != "" {
 			replay += " -scenario " + cfg.scenario
 		}

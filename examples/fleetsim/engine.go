@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -101,6 +102,10 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	for i, cs := range sc.Clusters {
 		c := &cluster{idx: i, name: cs.Name, zone: cs.Zone, pull: cs.SyncMode == "Pull"}
 		c.cond = metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "ClusterReady", LastTransitionTime: metav1.NewTime(now)}
+		for _, t := range cs.Taints {
+			c.taints = append(c.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		}
+		c.taintsDue = len(c.taints) > 0
 		e.clusters = append(e.clusters, c)
 		e.byName[c.name] = c
 	}
@@ -114,7 +119,21 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	}
 	e.faults = expandFaults(sc)
 	// Initial placement and dispatch: the fleet is healthy at time zero.
+	// A workload placed already (a binding's spec.clusters) starts there.
 	for _, w := range e.workloads {
+		if len(w.spec.Clusters) > 0 {
+			start := make([]eviction.TargetCluster, 0, len(w.spec.Clusters))
+			for _, t := range w.spec.Clusters {
+				r := int32(0)
+				if w.divided {
+					if r = t.Replicas; r == 0 {
+						continue
+					}
+				}
+				start = append(start, eviction.TargetCluster{Name: t.Name, Replicas: r})
+			}
+			e.setTargets(w, start)
+		}
 		e.schedule(w)
 		e.dispatch(w)
 		for ci, cp := range w.copies {
