@@ -90,6 +90,9 @@ func validateFlags(cfg config, set map[string]bool) error {
 			bad("-fail-percent: must be between 1 and 100, got %d", cfg.failPct)
 		}
 	}
+	if set["fleet"] && cfg.fleet == "" {
+		bad("-fleet: names a file or directory of Karmada objects")
+	}
 	if cfg.output != "text" && cfg.output != "json" {
 		bad("-o: must be text or json, got %q", cfg.output)
 	}

@@ -107,8 +107,12 @@ func readBounded(file string, limit int) ([]byte, error) {
 // Parse describes the fleet the objects in data make; file names data in
 // errors and findings.
 func Parse(file string, data []byte) (*Fleet, error) {
-	if len(data) > MaxBytes {
-		return nil, fmt.Errorf("%s: %w: the input is larger than %d bytes", file, ErrInvalidInput, MaxBytes)
+	return parse(file, data, MaxBytes)
+}
+
+func parse(file string, data []byte, limit int) (*Fleet, error) {
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s: %w: the input is larger than %d bytes", file, ErrInvalidInput, limit)
 	}
 	r := newReader()
 	r.addFile(file, data)

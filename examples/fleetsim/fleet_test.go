@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fleetover/fleetover/examples/fleetsim/karmadafleet"
+)
+
+const exportDir = "testdata/karmada-export"
+
+// The workloads of the testdata export, by the names the simulator gives
+// them, and the binding it leaves out.
+var exportWorkloads = []string{"analytics/fraud-detector", "orders/orders-db", "platform/ingress-gateway", "search/search-api", "shop/payments", "shop/web"}
+
+func TestRunFleetExport(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-fleet", exportDir}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
+	}
+	s := out.String()
+	for _, w := range exportWorkloads {
+		// Each workload starts where the export placed it.
+		if !regexp.MustCompile(`(?m)^\+00:00:00 .*` + regexp.QuoteMeta(w) + `\s+placement `).MatchString(s) {
+			t.Errorf("the timeline does not place %s at the start", w)
+		}
+	}
+	for _, want := range []string{
+		"FLEET  fleet testdata/karmada-export: 6 clusters, 7 bindings (6 simulated, 1 left out), 6 policies",
+		"ClusterResourceBinding platform-reader-clusterrole (testdata/karmada-export/clusterresourcebindings.yaml)",
+		"spec.replicas: ClusterRole platform-reader has no replicas: only workloads with replicas are simulated; left out",
+		"OverridePolicy shop/web-eu-image",
+		"spec.placement.spreadConstraints[0].spreadByField: a spread by region is not modelled; the constraint is ignored",
+		"spec.gracefulEvictionTasks[0]: an eviction from gcp-euw1-c in flight is not modelled",
+		// gcp-euw1-c is Ready False in the export; aws-use1-a runs the most
+		// workloads and goes down by default.
+		"notReady of gcp-euw1-c at +00:00:00",
+		"outage of aws-use1-a at +00:05:00",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	// The export's placement, static weights included.
+	if !regexp.MustCompile(`shop/payments\s+placement \[aws-use1-a=3, aws-use1-b=2, gcp-euw1-b=1\]`).MatchString(s) {
+		t.Error("payments does not start on the export's placement")
+	}
+	// Nothing lands on the cluster that is not Ready (it keeps its
+	// not-ready taint), and the onprem taint is tolerated by the platform
+	// policy only.
+	if m := regexp.MustCompile(`(?m)^.*(dispatch|placement).*gcp-euw1-c.*$`).FindString(s); m != "" {
+		t.Errorf("a workload went to the cluster that is not Ready: %s", m)
+	}
+	onprem := regexp.MustCompile(`(?m)^.*@onprem-fra\s+dispatched.*$`).FindAllString(s, -1)
+	if len(onprem) == 0 {
+		t.Error("the platform policy tolerates dedicated=batch, yet nothing went to onprem-fra")
+	}
+	for _, line := range onprem {
+		if !strings.Contains(line, "platform/ingress-gateway") {
+			t.Errorf("a workload that does not tolerate dedicated=batch went to onprem-fra: %s", line)
+		}
+	}
+}
+
+func TestRunFleetJSON(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-fleet", exportDir, "-o", "json", "-quiet"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v", err)
+	}
+	if !strings.Contains(errOut.String(), "not modelled") {
+		t.Errorf("the findings go to stderr with -o json: %q", errOut.String())
+	}
+}
+
+func writeFile(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// -scenario over -fleet: its settings and faults replace the defaults;
+// the fault standing for the cluster not Ready stays.
+func TestRunFleetWithScenario(t *testing.T) {
+	p := writeFile(t, "faults.yaml", "name: zone-a\nduration: 30m\nsettings:\n  evictionTimeout: 1m\nfaults:\n  - {at: 2m, type: zoneOutage, zone: us-east-1b, for: 10m}\n")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-fleet", exportDir, "-scenario", p, "-quiet"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	s := out.String()
+	for _, want := range []string{`scenario "zone-a"`, "zoneOutage of aws-use1-b at +00:02:00", "notReady of gcp-euw1-c at +00:00:00", "30m0s of fleet time"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "outage of aws-use1-a") {
+		t.Error("the default fault ran although the scenario gives faults")
+	}
+}
+
+func TestRunFleetBadInput(t *testing.T) {
+	bad := writeFile(t, "export.yaml", "apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {name: b, namespace: ns}\nspec: {replicas: many}\n")
+	noClusters := writeFile(t, "export.yaml", "apiVersion: v1\nkind: List\nitems: []\n")
+	overlayFleet := writeFile(t, "over.yaml", "name: x\nclusters: [{name: a, zone: b}]\n")
+	overlayFault := writeFile(t, "over.yaml", "name: x\nfaults:\n  - {at: 1m, type: outage, cluster: nowhere}\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong type", []string{"-fleet", bad}, bad + " (document 1): ResourceBinding ns/b: spec.replicas: Invalid value: \"string\": must be an integer"},
+		{"no clusters", []string{"-fleet", noClusters}, "no Cluster (cluster.karmada.io/v1alpha1) in the input"},
+		{"missing", []string{"-fleet", filepath.Join(t.TempDir(), "none")}, "no such file or directory"},
+		{"scenario gives clusters", []string{"-fleet", exportDir, "-scenario", overlayFleet}, overlayFleet + ":2: clusters: the fleet comes from -fleet"},
+		{"scenario fault on an unknown cluster", []string{"-fleet", exportDir, "-scenario", overlayFault}, overlayFault + `:3: faults[0].cluster: unknown cluster "nowhere"`},
+		{"campaign", []string{"-fleet", bad, "-campaign", "2"}, "spec.replicas"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(tc.args, &out, &errOut); code != 2 {
+				t.Fatalf("exit %d, want 2", code)
+			}
+			if !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("stderr %q lacks %q", errOut.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestRunFleetFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scale", "-fleet", exportDir}, "fleetsim: -fleet: does nothing with -scale"},
+		{[]string{"-fleet", ""}, "fleetsim: -fleet: names a file or directory"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(tc.args, &out, &errOut); code != 2 || !strings.HasPrefix(errOut.String(), tc.want) || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
+
+// A campaign on -fleet runs random faults on the export's fleet; a
+// failing schedule replays with -scenario alone.
+func TestCampaignOnFleet(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"-campaign", "3", "-fleet", exportDir}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if want := "campaign on the fleet testdata/karmada-export: 3 schedules (seeds 1..3), 2160 steps,"; !strings.Contains(out.String(), want) {
+		t.Errorf("output %q lacks %q", out.String(), want)
+	}
+	run, err := loadFleetRun(exportDir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseScenario("replay.yaml", run.Data)
+	if err != nil {
+		t.Fatalf("the fleet's scenario does not replay alone: %v", err)
+	}
+	if len(sc.Clusters) != 6 || len(sc.Workloads) != len(exportWorkloads) {
+		t.Errorf("scenario has %d clusters, %d workloads", len(sc.Clusters), len(sc.Workloads))
+	}
+}
+
+// How the export becomes a scenario: affinities by label, field and name
+// become cluster names, static weights by zone become the clusters in it,
+// and what cannot be simulated is reported, not dropped.
+func TestFleetScenario(t *testing.T) {
+	f, err := karmadafleet.Load(exportDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := buildFleetRun(f, exportDir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ParseScenario("gen.yaml", run.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*WorkloadSpec{}
+	for i := range sc.Workloads {
+		byName[sc.Workloads[i].Name] = &sc.Workloads[i]
+	}
+	web := byName["shop/web"]
+	// env=prod minus the excluded onprem-fra.
+	if got := strings.Join(web.Placement.ClusterAffinity.ClusterNames, ","); got != "aws-use1-a,aws-use1-b,aws-use1-c,gcp-euw1-b,gcp-euw1-c" {
+		t.Errorf("web affinity %s", got)
+	}
+	if len(web.Placement.SpreadConstraints) != 2 || web.Failover == nil || web.Failover.Application == nil {
+		t.Errorf("web placement %+v, failover %+v", web.Placement, web.Failover)
+	}
+	pay := byName["shop/payments"]
+	wp := pay.Placement.ReplicaScheduling.WeightPreference
+	if pay.Placement.ReplicaScheduling.ReplicaSchedulingType != "Divided" || wp == nil || len(wp.StaticWeightList) != 2 ||
+		strings.Join(wp.StaticWeightList[1].TargetCluster.ClusterNames, ",") != "aws-use1-b,gcp-euw1-b" || wp.StaticWeightList[0].Weight != 2 {
+		t.Errorf("payments weights %+v", wp)
+	}
+	if len(pay.Clusters) != 3 || pay.Clusters[0] != (TargetSpec{Name: "aws-use1-a", Replicas: 3}) {
+		t.Errorf("payments starts on %+v", pay.Clusters)
+	}
+	flink := byName["analytics/fraud-detector"]
+	if flink.Kind != "FlinkDeployment" || flink.Failover.Cluster.StatePreservation == nil || strings.Join(flink.Placement.ClusterAffinity.ClusterNames, ",") != "aws-use1-a,aws-use1-b,aws-use1-c" {
+		t.Errorf("fraud-detector %+v", flink)
+	}
+	if gw := byName["platform/ingress-gateway"]; gw.Placement.ClusterAffinity != nil || len(gw.Tolerations) != 1 {
+		t.Errorf("ingress-gateway: no affinity (every cluster), one toleration: %+v", gw)
+	}
+	search := byName["search/search-api"]
+	if len(search.Placement.SpreadConstraints) != 1 || search.Placement.SpreadConstraints[0].SpreadByField != SpreadByCluster {
+		t.Errorf("search-api keeps its cluster spread only: %+v", search.Placement.SpreadConstraints)
+	}
+	var taints []string
+	for _, c := range sc.Clusters {
+		for _, tn := range c.Taints {
+			taints = append(taints, c.Name+":"+tn.Key+"="+tn.Value+":"+tn.Effect)
+		}
+		if c.Name == "aws-use1-a" && c.Zone != "us-east-1a" {
+			t.Errorf("aws-use1-a in zone %q, want its only spec.zones entry", c.Zone)
+		}
+	}
+	if got := strings.Join(taints, " "); got != "gcp-euw1-c:cluster.karmada.io/not-ready=:NoSchedule onprem-fra:dedicated=batch:NoSchedule" {
+		t.Errorf("taints %s", got)
+	}
+	if len(run.Left) != 1 || run.Left[0].Name != "platform-reader-clusterrole" {
+		t.Errorf("left out %v", run.Left)
+	}
+}
+
+// Values the simulator cannot take are reported and the rest runs.
+func TestFleetScenarioReports(t *testing.T) {
+	export := `apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1}
+spec: {syncMode: Pull, zones: [z1, z2]}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m2}
+spec: {syncMode: Push}
+status: {conditions: [{type: Ready, status: Unknown, reason: ClusterNotReachable, message: "", lastTransitionTime: "2026-01-01T00:00:00Z"}]}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: a, namespace: ns}
+spec:
+  resource: {apiVersion: apps.kruise.io/v1alpha1, kind: CloneSet, namespace: ns, name: a}
+  replicas: 2
+  clusters: [{name: m1, replicas: 2}, {name: gone, replicas: 2}]
+  placement:
+    clusterAffinity: {labelSelector: {matchLabels: {env: prod}}}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: b, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: b}
+  replicas: 2
+  placement:
+    clusterAffinity: {fieldSelector: {matchExpressions: [{key: rack, operator: In, values: [r1]}]}}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: c, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: c}
+  replicas: 2
+  clusters: [{name: m1, replicas: 2}]
+  placement:
+    spreadConstraints: [{spreadByField: zone, maxGroups: 1}]
+  failover: {application: {decisionConditions: {tolerationSeconds: -5}}}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: d, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: d}
+  replicas: 3
+  clusters: [{name: m1, replicas: 3}]
+  placement:
+    spreadConstraints: [{spreadByField: zone, maxGroups: 1}]
+    replicaScheduling: {replicaSchedulingType: Divided, weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [m9]}, weight: 3}]}}
+`
+	f, err := karmadafleet.Parse("export.yaml", []byte(export))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := buildFleetRun(f, "export.yaml", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fd := range run.Findings {
+		got = append(got, fd.Object.String()+" "+fd.Field)
+	}
+	want := []string{
+		"Cluster m1 spec.zones",
+		"Cluster m1 status.conditions",
+		"Cluster m2 spec.zone",
+		"ResourceBinding ns/a spec.resource.kind",
+		"ResourceBinding ns/a spec.placement.clusterAffinity",
+		"ResourceBinding ns/b spec.placement.clusterAffinity",
+		"ResourceBinding ns/c spec.placement.spreadConstraints",
+		"ResourceBinding ns/c spec.failover",
+		"ResourceBinding ns/d spec.placement.spreadConstraints",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	sc, err := ParseScenario("gen.yaml", run.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Workloads) != 1 || sc.Workloads[0].Name != "ns/d" || len(sc.Workloads[0].Placement.SpreadConstraints) != 0 ||
+		sc.Workloads[0].Placement.ReplicaScheduling.WeightPreference != nil {
+		t.Errorf("workloads %+v", sc.Workloads)
+	}
+	// m2 is Ready Unknown: partitioned from the start; m1 is the busiest
+	// Ready cluster and goes down.
+	var faults []string
+	for _, fs := range sc.Faults {
+		faults = append(faults, fs.Type+" "+fs.Cluster)
+	}
+	if got := strings.Join(faults, ", "); got != "outage m1, partition m2" {
+		t.Errorf("faults %s", got)
+	}
+}
