@@ -116,6 +116,7 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 		}
 		e.workloads = append(e.workloads, w)
 		e.wByName[w.name()] = w
+		e.startEvictions(w)
 	}
 	e.faults = expandFaults(sc)
 	// Initial placement and dispatch: the fleet is healthy at time zero.
@@ -214,5 +215,31 @@ func (e *Engine) Step() {
 	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.step, e.steps)
+	}
+}
+
+// startEvictions puts w's evictions in flight at the start (a binding's
+// gracefulEvictionTasks) on its binding, with the old copy each leaves
+// behind. The graceful eviction controller stamps each task when it first
+// sees it, so every grace period counts from the start of the run.
+func (e *Engine) startEvictions(w *workload) {
+	for _, spec := range w.spec.EvictionTasks {
+		t := *spec.DeepCopy()
+		t.CreationTimestamp = nil
+		w.tasks = append(w.tasks, t)
+		r := w.spec.Replicas
+		if w.divided && t.Replicas != nil {
+			r = *t.Replicas
+		}
+		if r == 0 {
+			continue
+		}
+		cp := &copyState{replicas: r, created: e.Now()}
+		// The old copy runs the job its preserved state names.
+		cp.jobID = e.jobIDFor(w, t.PreservedLabelState)
+		if w.origJob == "" {
+			w.origJob = cp.jobID
+		}
+		w.copies[e.byName[t.FromCluster].idx] = cp
 	}
 }

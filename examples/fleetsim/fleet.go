@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/examples/fleetsim/karmadafleet"
 	"github.com/fleetover/fleetover/failover"
 )
@@ -76,6 +77,9 @@ type genWorkload struct {
 	Placement  genPlacement                   `json:"placement"`
 	Failover   *karmadafleet.FailoverBehavior `json:"failover,omitempty"`
 	Suspension *karmadafleet.Suspension       `json:"suspension,omitempty"`
+	// EvictionTasks carry Karmada's field names, which the scenario's
+	// evictionTasks block reads.
+	EvictionTasks []karmadafleet.GracefulEvictionTask `json:"evictionTasks,omitempty"`
 }
 
 type genTarget struct {
@@ -436,8 +440,36 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 			gw.Suspension = gs
 		}
 	}
+	// Evictions in flight: kept when the cluster they leave is known and
+	// not placed again, and the task is one the library accepts.
 	for i, t := range w.EvictionTasks {
-		note(ref, spec.Child("gracefulEvictionTasks").Index(i), "an eviction from %s in flight is not modelled: the simulation starts after it ended (the old copy gone)", t.FromCluster)
+		tp := spec.Child("gracefulEvictionTasks").Index(i)
+		if _, ok := known[t.FromCluster]; !ok {
+			note(ref, tp.Child("fromCluster"), "cluster %q is not in the input; the eviction is left out", t.FromCluster)
+			continue
+		}
+		if slices.ContainsFunc(gw.Clusters, func(g genTarget) bool { return g.Name == t.FromCluster }) {
+			note(ref, tp.Child("fromCluster"), "the workload is placed on %s again; the eviction is left out", t.FromCluster)
+			continue
+		}
+		if slices.ContainsFunc(gw.EvictionTasks, func(g karmadafleet.GracefulEvictionTask) bool { return g.FromCluster == t.FromCluster }) {
+			note(ref, tp.Child("fromCluster"), "a second eviction from %s; left out", t.FromCluster)
+			continue
+		}
+		var lib eviction.GracefulEvictionTask
+		js, err := sigsyaml.Marshal(t)
+		if err == nil {
+			err = sigsyaml.UnmarshalStrict(js, &lib)
+		}
+		if err == nil {
+			err = eviction.ValidateGracefulEvictionTask(&lib, tp).ToAggregate()
+		}
+		if err != nil {
+			note(ref, tp, "cannot be simulated (%v); the eviction is left out", err)
+			continue
+		}
+		t.CreationTimestamp = nil // the simulation starts its grace period again
+		gw.EvictionTasks = append(gw.EvictionTasks, t)
 	}
 	return gw, true
 }

@@ -37,7 +37,6 @@ func TestRunFleetExport(t *testing.T) {
 		"spec.replicas: ClusterRole platform-reader has no replicas: only workloads with replicas are simulated; left out",
 		"OverridePolicy shop/web-eu-image",
 		"spec.placement.spreadConstraints[0].spreadByField: a spread by region is not modelled; the constraint is ignored",
-		"spec.gracefulEvictionTasks[0]: an eviction from gcp-euw1-c in flight is not modelled",
 		// gcp-euw1-c is Ready False in the export; aws-use1-a runs the most
 		// workloads and goes down by default.
 		"notReady of gcp-euw1-c at +00:00:00",
@@ -46,6 +45,12 @@ func TestRunFleetExport(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	// The eviction in flight from gcp-euw1-c ends once the replacements
+	// run, and its old copy goes.
+	if !regexp.MustCompile(`search/search-api@gcp-euw1-c\s+eviction task removed: ReplacementHealthy`).MatchString(s) ||
+		!regexp.MustCompile(`search/search-api@gcp-euw1-c\s+old copy deleted`).MatchString(s) {
+		t.Error("the eviction in flight from gcp-euw1-c did not run to its end")
 	}
 	// The export's placement, static weights included.
 	if !regexp.MustCompile(`shop/payments\s+placement \[aws-use1-a=3, aws-use1-b=2, gcp-euw1-b=1\]`).MatchString(s) {
@@ -338,5 +343,51 @@ spec:
 	}
 	if got := strings.Join(faults, ", "); got != "outage m1, partition m2" {
 		t.Errorf("faults %s", got)
+	}
+}
+
+// A scenario's evictions in flight: validated, and run as the graceful
+// eviction controller runs a task it finds on a binding.
+func TestScenarioEvictionTasks(t *testing.T) {
+	base := "name: inflight\nduration: 5m\nclusters: [{name: a, zone: za}, {name: b, zone: zb}]\nworkloads:\n" +
+		"  - name: job\n    kind: FlinkDeployment\n    replicas: 1\n    clusters: [{name: b}]\n" +
+		"    placement: {spreadConstraints: [{minGroups: 1, maxGroups: 1}]}\n" +
+		"    failover: {cluster: {purgeMode: Directly, statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: \"{ .jobStatus.jobId }\"}]}}}\n"
+	good := base + "    evictionTasks: [{fromCluster: a, purgeMode: Directly, reason: TaintUntolerated, producer: TaintManager, " +
+		"preservedLabelState: {failover.fleetover.io/jobid: 0123456789abcdef0123456789abcdef}, clustersBeforeFailover: [a]}]\n"
+	sc, err := ParseScenario("inflight.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	var b bytes.Buffer
+	if err := e.Timeline().Render(&b); err != nil {
+		t.Fatal(err)
+	}
+	tl := b.String()
+	// Directly: the new copy waits until the old one is deleted, then
+	// resumes the job the task preserved.
+	del := strings.Index(tl, "job@a  old copy deleted")
+	disp := strings.Index(tl, "job@b  dispatched (1 replicas), injected failover.fleetover.io/jobid=0123456789abcdef0123456789abcdef, runs job 0123456789abcdef0123456789abcdef")
+	if del < 0 || disp < 0 || disp < del {
+		t.Errorf("want the old copy on a deleted, then the job resumed on b:\n%s", tl)
+	}
+	for _, tc := range []struct{ tasks, want string }{
+		{"[{fromCluster: c, reason: TaintUntolerated, producer: p}]", `inflight.yaml:11: workloads[0].evictionTasks[0].fromCluster: unknown cluster "c"`},
+		{"[{fromCluster: b, reason: TaintUntolerated, producer: p}]", "workloads[0].evictionTasks[0].fromCluster: the workload is leaving b and placed there at once"},
+		{"[{fromCluster: a, reason: TaintUntolerated}]", "workloads[0].evictionTasks[0].producer: Required value"},
+		{"[{fromCluster: a, reason: x, producer: p}, {fromCluster: a, reason: X, producer: p}]", "workloads[0].evictionTasks[1].fromCluster: Duplicate value"},
+		{"[{fromCluster: a, reason: X, producer: p, color: red}]", `unknown field "color"`},
+	} {
+		_, err := ParseScenario("inflight.yaml", []byte(base+"    evictionTasks: "+tc.tasks+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.tasks, err, tc.want)
+		}
 	}
 }

@@ -86,11 +86,16 @@ type WorkloadSpec struct {
 	// spec.clusters holds it (replicas count for a Divided workload
 	// only); empty lets the scheduler place the workload.
 	Clusters []TargetSpec `yaml:"clusters"`
+	// EvictionTasksY are graceful evictions in flight at the start, as a
+	// binding's spec.gracefulEvictionTasks holds them: the workload is
+	// leaving each task's cluster, where its old copy still runs.
+	EvictionTasksY yaml.Node `yaml:"evictionTasks"`
 
 	// Decoded from the raw blocks above by ParseScenario.
-	Failover    *failover.FailoverBehavior `yaml:"-"`
-	Tolerations []corev1.Toleration        `yaml:"-"`
-	Suspend     *suspension.Suspension     `yaml:"-"`
+	Failover      *failover.FailoverBehavior      `yaml:"-"`
+	Tolerations   []corev1.Toleration             `yaml:"-"`
+	Suspend       *suspension.Suspension          `yaml:"-"`
+	EvictionTasks []eviction.GracefulEvictionTask `yaml:"-"`
 }
 
 // TargetSpec is one cluster of a placement.
@@ -578,6 +583,12 @@ func decodeWorkloadBlocks(c *errCollector, w *WorkloadSpec, path string) {
 		var tols []corev1.Toleration
 		if decodeBlock(c, &w.Placement.ClusterTolerations, path+".placement.clusterTolerations", &tols) {
 			w.Tolerations = tols
+		}
+	}
+	if w.EvictionTasksY.Kind != 0 {
+		var tasks []eviction.GracefulEvictionTask
+		if decodeBlock(c, &w.EvictionTasksY, path+".evictionTasks", &tasks) {
+			w.EvictionTasks = tasks
 		}
 	}
 	if w.Suspension.Kind != 0 {

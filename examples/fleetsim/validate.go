@@ -182,6 +182,19 @@ func validateScenario(c *errCollector, sc *Scenario) {
 				c.add(tp+".replicas", "must be between 0 and the workload's %d replicas, got %d", w.Replicas, t.Replicas)
 			}
 		}
+		for _, fe := range eviction.ValidateGracefulEvictionTasks(w.EvictionTasks, field.NewPath(p, "evictionTasks")) {
+			c.add(fe.Field, "%s", fe.ErrorBody())
+		}
+		for j, t := range w.EvictionTasks {
+			tp := fmt.Sprintf("%s.evictionTasks[%d].fromCluster", p, j)
+			switch {
+			case t.FromCluster == "":
+			case !clusters[t.FromCluster]:
+				c.add(tp, "unknown cluster %q", t.FromCluster)
+			case placed[t.FromCluster]:
+				c.add(tp, "the workload is leaving %s and placed there at once", t.FromCluster)
+			}
+		}
 		for _, fe := range failover.ValidateFailoverBehavior(w.Failover, field.NewPath(p, "failover")) {
 			c.add(fe.Field, "%s", fe.ErrorBody())
 		}
