@@ -428,7 +428,11 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 			fmt.Fprintln(stderr, "fleetsim:", err)
 			return 2
 		}
-		run.printFindings(stderr)
+		if cfg.output == "json" {
+			run.printFindings(stderr)
+		} else {
+			run.printFindings(stdout)
+		}
 		cc.Fleet, cc.FleetFile = run.Data, run.Label
 		fleet = "the " + run.Label
 	} else if cfg.scenario != "" {

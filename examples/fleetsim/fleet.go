@@ -130,7 +130,11 @@ type genFault struct {
 // laid over the fleet; without, the default fault applies.
 func loadFleetRun(path, overlay string) (*fleetRun, error) {
 	f, err := karmadafleet.Load(path)
-	if err != nil {
+	var inputErrs karmadafleet.InputErrors
+	switch {
+	case errors.As(err, &inputErrs):
+		return nil, err // each names its file
+	case err != nil:
 		return nil, fmt.Errorf("-fleet %s: %w", path, err)
 	}
 	var overlayData []byte
@@ -427,10 +431,16 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		gs := &karmadafleet.Suspension{Dispatching: s.Dispatching}
 		if s.DispatchingOnClusters != nil {
 			var on []string
-			for _, n := range s.DispatchingOnClusters.ClusterNames {
+			for i, n := range s.DispatchingOnClusters.ClusterNames {
 				if _, ok := known[n]; ok {
 					on = append(on, n)
+					continue
 				}
+				suspRef := ref
+				if w.SuspensionFromPolicy {
+					suspRef = *w.Policy
+				}
+				note(suspRef, spec.Child("suspension", "dispatchingOnClusters", "clusterNames").Index(i), "cluster %q is not in the input; left out", n)
 			}
 			if len(on) > 0 {
 				gs.DispatchingOnClusters = &karmadafleet.SuspendClusters{ClusterNames: on}
