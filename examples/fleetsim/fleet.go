@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/examples/fleetsim/karmadafleet"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/scheduling"
 )
 
 // The fault a -fleet run gets when no -scenario gives faults: the cluster
@@ -199,7 +201,11 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 		// Every taint stays, those the taint manager owns included: they
 		// keep the scheduler off a cluster that is not Ready at the start,
 		// and the taint manager removes them once it sees it Ready.
-		for _, t := range c.Taints {
+		for i, t := range c.Taints {
+			if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+				note(ref, field.NewPath("spec", "taints").Index(i).Child("key"), "%q is not a valid taint key (%s); the taint is left out", t.Key, errs[0])
+				continue
+			}
 			gc.Taints = append(gc.Taints, TaintSpec{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 		}
 		switch c.Ready {
@@ -266,11 +272,19 @@ func workloadNames(ws []karmadafleet.Workload) []string {
 	for i := range ws {
 		count[base(&ws[i])]++
 	}
+	withKind := map[string]int{}
 	out := make([]string, len(ws))
 	for i := range ws {
 		out[i] = base(&ws[i])
 		if count[out[i]] > 1 {
 			out[i] += " (" + ws[i].Resource.Kind + ")"
+			withKind[out[i]]++
+		}
+	}
+	// Two bindings of one resource: each is named by its binding too.
+	for i := range ws {
+		if withKind[out[i]] > 1 {
+			out[i] = base(&ws[i]) + " (" + ws[i].Binding.String() + ")"
 		}
 	}
 	return out
@@ -384,7 +398,7 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 			var rules []genStaticWeight
 			for i, sw := range rs.WeightPreference.StaticWeightList {
 				rp := wp.Child("staticWeightList").Index(i)
-				if sw.Weight <= 0 || sw.Weight > 1<<20 {
+				if sw.Weight <= 0 || sw.Weight > scheduling.MaxStaticWeight {
 					note(placementRef, rp.Child("weight"), "weight %d is out of range; the rule is ignored", sw.Weight)
 					continue
 				}

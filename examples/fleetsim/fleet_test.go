@@ -391,3 +391,48 @@ func TestScenarioEvictionTasks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFleetScenario: whatever export the reader accepts becomes a scenario
+// the scenario parser accepts (what cannot be simulated is reported and
+// left out, never written), and it runs without a panic.
+func FuzzFleetScenario(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(exportDir, "*.yaml"))
+	var all []byte
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		all = append(all, "\n---\n"...)
+		all = append(all, data...)
+	}
+	f.Add(all)
+	f.Add([]byte("apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: m1}\nspec: {syncMode: Push, taints: [{key: \"a b\", effect: NoSchedule}]}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fl, err := karmadafleet.Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		run, err := buildFleetRun(fl, "fuzz", "", nil)
+		if err != nil {
+			if len(fl.Clusters) > 0 {
+				t.Fatalf("a fleet with clusters was refused: %v", err)
+			}
+			return
+		}
+		sc, err := ParseScenario("gen.yaml", run.Data)
+		if err != nil {
+			t.Fatalf("the generated scenario does not parse: %v\n%s", err, run.Data)
+		}
+		sc.Duration = Duration(20 * sc.Step.D())
+		e, err := NewEngine(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range e.Run() {
+			if v.Invariant == InvNoPanic {
+				t.Fatalf("%v", v)
+			}
+		}
+	})
+}
