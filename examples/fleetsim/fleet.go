@@ -45,9 +45,21 @@ type fleetRun struct {
 	Findings []karmadafleet.Finding
 	// Left are the bindings left out of the simulation.
 	Left []karmadafleet.Ref
+	// Simulated are the workloads simulated, in scenario order.
+	Simulated []simulatedBinding
 	// overlay is the -scenario file laid over the fleet, and its content.
 	overlay     string
 	overlayData []byte
+}
+
+// simulatedBinding says where a simulated workload comes from.
+type simulatedBinding struct {
+	Name    string
+	Binding karmadafleet.Ref
+	Policy  *karmadafleet.Ref
+	// FromPolicy lists the blocks the policy gave (placement, failover,
+	// suspension), the binding lacking them.
+	FromPolicy []string
 }
 
 // genScenario is the scenario written for a fleet; its fields carry the
@@ -233,6 +245,16 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 			load[t.Name]++
 		}
 		gen.Workloads = append(gen.Workloads, gw)
+		sb := simulatedBinding{Name: gw.Name, Binding: w.Binding, Policy: w.Policy}
+		for _, b := range []struct {
+			name string
+			from bool
+		}{{"placement", w.PlacementFromPolicy}, {"failover", w.FailoverFromPolicy}, {"suspension", w.SuspensionFromPolicy}} {
+			if b.from {
+				sb.FromPolicy = append(sb.FromPolicy, b.name)
+			}
+		}
+		run.Simulated = append(run.Simulated, sb)
 	}
 	gen.Description = fmt.Sprintf("Karmada export %s: %d clusters, %d workloads", path, len(gen.Clusters), len(gen.Workloads))
 	if len(run.Left) > 0 {
@@ -625,6 +647,16 @@ func (run *fleetRun) printFindings(w io.Writer) {
 	f := run.Fleet
 	fmt.Fprintf(w, "FLEET  %s: %d clusters, %d bindings (%d simulated, %d left out), %d policies\n",
 		run.Label, len(f.Clusters), len(f.Workloads), len(f.Workloads)-len(run.Left), len(run.Left), len(f.Policies))
+	for _, sb := range run.Simulated {
+		from := sb.Binding.String()
+		if sb.Policy != nil {
+			from += ", policy " + sb.Policy.String()
+			if len(sb.FromPolicy) > 0 {
+				from += " (its " + strings.Join(sb.FromPolicy, ", ") + ")"
+			}
+		}
+		fmt.Fprintf(w, "  workload %s: %s\n", sb.Name, from)
+	}
 	if len(run.Findings) == 0 {
 		fmt.Fprintln(w, "  everything in the export is modelled")
 		return

@@ -36,6 +36,9 @@ func TestRunFleetExport(t *testing.T) {
 		"ClusterResourceBinding platform-reader-clusterrole (testdata/karmada-export/clusterresourcebindings.yaml)",
 		"spec.replicas: ClusterRole platform-reader has no replicas: only workloads with replicas are simulated; left out",
 		"OverridePolicy shop/web-eu-image",
+		// Where each workload comes from, and what its policy gave.
+		"  workload shop/payments: ResourceBinding shop/payments-deployment, policy PropagationPolicy shop/payments (its placement, failover)\n",
+		"  workload platform/ingress-gateway: ResourceBinding platform/ingress-gateway-deployment, policy ClusterPropagationPolicy platform-defaults\n",
 		"spec.placement.spreadConstraints[0].spreadByField: a spread by region is not modelled; the constraint is ignored",
 		// gcp-euw1-c is Ready False in the export; aws-use1-a runs the most
 		// workloads and goes down by default.
