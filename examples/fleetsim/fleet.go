@@ -91,6 +91,7 @@ type genWorkload struct {
 	Placement  genPlacement                   `json:"placement"`
 	Failover   *karmadafleet.FailoverBehavior `json:"failover,omitempty"`
 	Suspension *karmadafleet.Suspension       `json:"suspension,omitempty"`
+	State      map[string]string              `json:"state,omitempty"`
 	// EvictionTasks carry Karmada's field names, which the scenario's
 	// evictionTasks block reads.
 	EvictionTasks []karmadafleet.GracefulEvictionTask `json:"evictionTasks,omitempty"`
@@ -133,10 +134,11 @@ type genStaticWeight struct {
 }
 
 type genFault struct {
-	At      string `json:"at"`
-	Type    string `json:"type"`
-	Cluster string `json:"cluster,omitempty"`
-	For     string `json:"for,omitempty"`
+	At       string `json:"at"`
+	Type     string `json:"type"`
+	Cluster  string `json:"cluster,omitempty"`
+	Workload string `json:"workload,omitempty"`
+	For      string `json:"for,omitempty"`
 }
 
 // loadFleetRun reads the export at path and makes it a scenario: with
@@ -245,6 +247,18 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 			load[t.Name]++
 		}
 		gen.Workloads = append(gen.Workloads, gw)
+		// A copy the binding's status shows Unhealthy is failing from the
+		// start; until a workloadHealthy fault, it stays so.
+		for j, st := range w.Status {
+			if st.Health != "Unhealthy" {
+				continue
+			}
+			if _, ok := known[st.ClusterName]; !ok {
+				note(w.Binding, field.NewPath("status", "aggregatedStatus").Index(j).Child("clusterName"), "cluster %q is not in the input; left out", st.ClusterName)
+				continue
+			}
+			initial = append(initial, genFault{At: "0s", Type: FaultWorkloadUnhealthy, Cluster: st.ClusterName, Workload: gw.Name})
+		}
 		sb := simulatedBinding{Name: gw.Name, Binding: w.Binding, Policy: w.Policy}
 		for _, b := range []struct {
 			name string
@@ -484,6 +498,16 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		}
 		if gs.Dispatching != nil || gs.DispatchingOnClusters != nil {
 			gw.Suspension = gs
+		}
+	}
+	// A stateful job keeps the id its copy reports.
+	if gw.Kind == "FlinkDeployment" {
+		for _, st := range w.Status {
+			js, _ := st.Status["jobStatus"].(map[string]any)
+			if id, ok := js["jobId"].(string); ok && id != "" && slices.ContainsFunc(gw.Clusters, func(g genTarget) bool { return g.Name == st.ClusterName }) {
+				gw.State = map[string]string{"jobId": id}
+				break
+			}
 		}
 	}
 	// Evictions in flight: kept when the cluster they leave is known and

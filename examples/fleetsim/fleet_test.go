@@ -44,6 +44,10 @@ func TestRunFleetExport(t *testing.T) {
 		// workloads and goes down by default.
 		"notReady of gcp-euw1-c at +00:00:00",
 		"outage of aws-use1-a at +00:05:00",
+		// The binding's status shows web failing on gcp-euw1-b, and the
+		// Flink job's id.
+		"workloadUnhealthy: shop/web on gcp-euw1-b at +00:00:00",
+		"job id 5b0e8f7ac2d14e6f9a3b7c1d2e4f6a8b",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q", want)
@@ -223,6 +227,16 @@ func TestFleetScenario(t *testing.T) {
 		t.Errorf("payments starts on %+v", pay.Clusters)
 	}
 	flink := byName["analytics/fraud-detector"]
+	if flink.State["jobId"] != "5b0e8f7ac2d14e6f9a3b7c1d2e4f6a8b" {
+		t.Errorf("fraud-detector state %v, want the job id its copy reports", flink.State)
+	}
+	var faults []string
+	for _, fs := range sc.Faults {
+		faults = append(faults, fs.At.D().String()+" "+fs.Type+" "+fs.Workload+" "+fs.Cluster+" "+fs.For.D().String())
+	}
+	if got, want := strings.Join(faults, "; "), "5m0s outage  aws-use1-a 30m0s; 0s notReady  gcp-euw1-c 0s; 0s workloadUnhealthy shop/web gcp-euw1-b 0s"; got != want {
+		t.Errorf("faults %q, want %q", got, want)
+	}
 	if flink.Kind != "FlinkDeployment" || flink.Failover.Cluster.StatePreservation == nil || strings.Join(flink.Placement.ClusterAffinity.ClusterNames, ",") != "aws-use1-a,aws-use1-b,aws-use1-c" {
 		t.Errorf("fraud-detector %+v", flink)
 	}

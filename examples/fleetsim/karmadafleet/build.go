@@ -92,6 +92,9 @@ type bindingObject struct {
 		SchedulerName          string                 `json:"schedulerName,omitempty"`
 		WorkloadAffinityGroups json.RawMessage        `json:"workloadAffinityGroups,omitempty"`
 	} `json:"spec"`
+	Status struct {
+		AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+	} `json:"status"`
 }
 
 type readPolicy struct {
@@ -380,6 +383,7 @@ func (r *reader) workload(b readBinding, policies []readPolicy) (Workload, bool)
 		Failover:      s.Failover,
 		Suspension:    s.Suspension,
 		EvictionTasks: s.GracefulEvictionTasks,
+		Status:        b.obj.Status.AggregatedStatus,
 	}
 	if p := r.policyOf(b, policies); p != nil {
 		ref := p.Ref

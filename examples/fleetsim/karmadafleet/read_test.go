@@ -60,6 +60,10 @@ func TestLoadExport(t *testing.T) {
 	if want := []TargetCluster{{"aws-use1-a", 3}, {"aws-use1-b", 2}, {"gcp-euw1-b", 1}}; !slices.Equal(pay.Clusters, want) {
 		t.Errorf("payments clusters %v, want %v", pay.Clusters, want)
 	}
+	web := wl["ResourceBinding shop/web-deployment"]
+	if len(web.Status) != 2 || web.Status[1].ClusterName != "gcp-euw1-b" || web.Status[1].Health != "Unhealthy" || web.Status[1].Status["readyReplicas"] != float64(0) {
+		t.Errorf("web status = %+v", web.Status)
+	}
 	flink := wl["ResourceBinding analytics/fraud-detector-flinkdeployment"]
 	if flink.FailoverFromPolicy || flink.Failover == nil || flink.Failover.Cluster.StatePreservation.Rules[0].JSONPath != "{ .jobStatus.jobId }" || flink.Resource.Kind != "FlinkDeployment" {
 		t.Errorf("fraud-detector: failover from the binding with a state preservation rule: %+v", flink.Failover)

@@ -166,8 +166,16 @@ var (
 			"replicaRequirements": ignored(), "conflictResolution": ignored(), "rescheduleTriggeredAt": ignored(),
 			"preserveResourcesOnDeletion": ignored(), "schedulePriority": ignored(),
 		}),
-		// Observed state: the simulation starts every copy healthy.
-		"status": ignored(),
+		// Each copy's health and collected status are read; the rest
+		// says how the scheduler and the binding controller got there.
+		"status": object(map[string]*schemaNode{
+			"aggregatedStatus": listOf(object(map[string]*schemaNode{
+				"clusterName": leaf(), "status": leaf(), "health": leaf(),
+				"applied": ignored(), "appliedMessage": ignored(),
+			})),
+			"schedulerObservedGeneration": ignored(), "schedulerObservingAffinityName": ignored(),
+			"lastScheduledTime": ignored(), "conditions": ignored(),
+		}),
 	}))
 )
 

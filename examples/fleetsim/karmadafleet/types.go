@@ -102,6 +102,9 @@ type Workload struct {
 	Suspension *Suspension
 	// EvictionTasks are the graceful evictions in flight.
 	EvictionTasks []GracefulEvictionTask
+	// Status is the binding's aggregated status: each copy's health and
+	// the status collected from it.
+	Status []AggregatedStatusItem
 	// PlacementFromPolicy, FailoverFromPolicy and SuspensionFromPolicy
 	// say the block came from the policy, the binding lacking it.
 	PlacementFromPolicy  bool
@@ -242,4 +245,14 @@ type GracefulEvictionTask struct {
 	PreservedLabelState    map[string]string `json:"preservedLabelState,omitempty"`
 	CreationTimestamp      *metav1.Time      `json:"creationTimestamp,omitempty"`
 	ClustersBeforeFailover []string          `json:"clustersBeforeFailover,omitempty"`
+}
+
+// AggregatedStatusItem is what the control plane last collected from one
+// cluster's copy.
+type AggregatedStatusItem struct {
+	ClusterName string `json:"clusterName"`
+	// Status is the copy's status, as collected.
+	Status map[string]any `json:"status,omitempty"`
+	// Health is Healthy, Unhealthy or Unknown.
+	Health string `json:"health,omitempty"`
 }

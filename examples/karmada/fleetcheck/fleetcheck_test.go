@@ -211,8 +211,8 @@ func TestReaderMatchesKarmadaTypes(t *testing.T) {
 			t.Errorf("seed %d: policies (-Karmada +reader):\n%s", seed, d)
 		}
 		wantWorkloads := []karmadafleet.Workload{
-			wantWorkload(karmadafleet.Ref{Kind: "ClusterResourceBinding", Name: o.crb.Name}, &o.crb.Spec, wantPolicies[0]),
-			wantWorkload(karmadafleet.Ref{Kind: "ResourceBinding", Namespace: o.rb.Namespace, Name: o.rb.Name}, &o.rb.Spec, wantPolicies[1]),
+			wantWorkload(karmadafleet.Ref{Kind: "ClusterResourceBinding", Name: o.crb.Name}, &o.crb.Spec, &o.crb.Status, wantPolicies[0]),
+			wantWorkload(karmadafleet.Ref{Kind: "ResourceBinding", Namespace: o.rb.Namespace, Name: o.rb.Name}, &o.rb.Spec, &o.rb.Status, wantPolicies[1]),
 		}
 		if d := cmp.Diff(wantWorkloads, fleet.Workloads, ignoreFile); d != "" {
 			t.Errorf("seed %d: workloads (-Karmada +reader):\n%s", seed, d)
@@ -251,7 +251,7 @@ func wantPolicy(ref karmadafleet.Ref, id string, s *policyv1alpha1.PropagationSp
 	}
 }
 
-func wantWorkload(ref karmadafleet.Ref, s *workv1alpha2.ResourceBindingSpec, p karmadafleet.Policy) karmadafleet.Workload {
+func wantWorkload(ref karmadafleet.Ref, s *workv1alpha2.ResourceBindingSpec, st *workv1alpha2.ResourceBindingStatus, p karmadafleet.Policy) karmadafleet.Workload {
 	pref := p.Ref
 	w := karmadafleet.Workload{
 		Binding: ref,
@@ -263,6 +263,15 @@ func wantWorkload(ref karmadafleet.Ref, s *workv1alpha2.ResourceBindingSpec, p k
 	}
 	for _, c := range s.Clusters {
 		w.Clusters = append(w.Clusters, karmadafleet.TargetCluster{Name: c.Name, Replicas: c.Replicas})
+	}
+	for _, a := range st.AggregatedStatus {
+		item := karmadafleet.AggregatedStatusItem{ClusterName: a.ClusterName, Health: string(a.Health)}
+		if a.Status != nil {
+			if err := json.Unmarshal(a.Status.Raw, &item.Status); err != nil {
+				panic(err)
+			}
+		}
+		w.Status = append(w.Status, item)
 	}
 	for _, task := range s.GracefulEvictionTasks {
 		w.EvictionTasks = append(w.EvictionTasks, karmadafleet.GracefulEvictionTask{
