@@ -36,6 +36,10 @@ type CampaignConfig struct {
 	// it in errors.
 	Fleet     []byte
 	FleetFile string
+	// Rewrite, when set, edits each schedule's scenario before it runs
+	// (a -fleet campaign puts back the faults standing for the export's
+	// state).
+	Rewrite func(data []byte) ([]byte, error)
 }
 
 // CampaignResult is what a campaign found.
@@ -90,6 +94,9 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 					data, err = WithRandomFaults(cfg.Fleet, base, seed, cfg.Duration)
 				} else {
 					data = RandomScenario(seed, cfg.Duration)
+				}
+				if err == nil && cfg.Rewrite != nil {
+					data, err = cfg.Rewrite(data)
 				}
 				if err != nil {
 					o.err = err
@@ -433,7 +440,7 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		} else {
 			run.printFindings(stdout)
 		}
-		cc.Fleet, cc.FleetFile = run.Data, run.Label
+		cc.Fleet, cc.FleetFile, cc.Rewrite = run.Data, run.Label, run.withStandingFaults
 		fleet = "the " + run.Label
 	} else if cfg.scenario != "" {
 		data, err := readScenarioFile(cfg.scenario)

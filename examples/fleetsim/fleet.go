@@ -47,6 +47,9 @@ type fleetRun struct {
 	Left []karmadafleet.Ref
 	// Simulated are the workloads simulated, in scenario order.
 	Simulated []simulatedBinding
+	// standing are the faults that stand for the export's state: clusters
+	// not Ready, copies Unhealthy.
+	standing []FaultSpec
 	// overlay is the -scenario file laid over the fleet, and its content.
 	overlay     string
 	overlayData []byte
@@ -275,6 +278,9 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 		gen.Description += fmt.Sprintf(" (%d bindings left out)", len(run.Left))
 	}
 	gen.Faults = initial
+	for _, g := range initial {
+		run.standing = append(run.standing, FaultSpec{Type: g.Type, Cluster: g.Cluster, Workload: g.Workload})
+	}
 	if overlay == "" {
 		if c := busiestReady(f.Clusters, load); c != "" {
 			gen.Faults = append([]genFault{{At: fleetOutageAt.String(), Type: FaultOutage, Cluster: c, For: fleetOutageFor.String()}}, initial...)
@@ -730,4 +736,28 @@ func loadScenarioOrFleet(cfg config, stdout, stderr io.Writer) (*Scenario, error
 	run.printFindings(out)
 	fmt.Fprintln(out)
 	return sc, nil
+}
+
+// withStandingFaults adds the faults standing for the export's state to a
+// campaign schedule's scenario data, whose faults are random.
+func (run *fleetRun) withStandingFaults(data []byte) ([]byte, error) {
+	if len(run.standing) == 0 {
+		return data, nil
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a scenario mapping", run.Label)
+	}
+	var standing yaml.Node
+	if err := standing.Encode(run.standing); err != nil {
+		return nil, err
+	}
+	m := root.Content[0]
+	faults := mapValue(m, "faults")
+	if faults == nil || faults.Kind != yaml.SequenceNode {
+		setKey(m, "faults", &standing)
+	} else {
+		faults.Content = append(faults.Content, standing.Content...)
+	}
+	return yaml.Marshal(&root)
 }

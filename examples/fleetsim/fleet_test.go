@@ -180,6 +180,27 @@ func TestCampaignOnFleet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each schedule keeps the faults standing for the export's state.
+	data, err := WithRandomFaults(run.Data, must(ParseScenario("gen.yaml", run.Data)), 9, 0)
+	if err == nil {
+		data, err = run.withStandingFaults(data)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := ParseScenario("schedule.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	standing := 0
+	for _, f := range sched.Faults {
+		if f.At == 0 && ((f.Type == FaultNotReady && f.Cluster == "gcp-euw1-c") || (f.Type == FaultWorkloadUnhealthy && f.Workload == "shop/web" && f.Cluster == "gcp-euw1-b")) {
+			standing++
+		}
+	}
+	if standing != 2 {
+		t.Errorf("a campaign schedule has %d of the 2 standing faults: %+v", standing, sched.Faults)
+	}
 	sc, err := ParseScenario("replay.yaml", run.Data)
 	if err != nil {
 		t.Fatalf("the fleet's scenario does not replay alone: %v", err)
