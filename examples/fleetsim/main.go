@@ -128,7 +128,7 @@ func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool
 	fs.StringVar(&cfg.fleet, "fleet", "", "start from a Karmada export: a `file or directory` of kubectl get -o yaml output (with -scenario: its settings and faults laid over this fleet)")
 	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
 	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
-	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -scenario fleet when given, else on random fleets")
+	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -fleet or -scenario fleet when given, else on random fleets")
 	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
 	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
