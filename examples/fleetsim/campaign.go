@@ -435,6 +435,7 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 			fmt.Fprintln(stderr, "fleetsim:", err)
 			return 2
 		}
+		run.DefaultFault = "" // the random faults replace it
 		if cfg.output == "json" {
 			run.printFindings(stderr)
 		} else {

@@ -45,6 +45,9 @@ type fleetRun struct {
 	Findings []karmadafleet.Finding
 	// Left are the bindings left out of the simulation.
 	Left []karmadafleet.Ref
+	// DefaultFault describes the default fault when it applies (no
+	// -scenario faults).
+	DefaultFault string
 	// Simulated are the workloads simulated, in scenario order.
 	Simulated []simulatedBinding
 	// standing are the faults that stand for the export's state: clusters
@@ -281,11 +284,9 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 	for _, g := range initial {
 		run.standing = append(run.standing, FaultSpec{Type: g.Type, Cluster: g.Cluster, Workload: g.Workload})
 	}
-	if overlay == "" {
-		if c := busiestReady(f.Clusters, load); c != "" {
-			gen.Faults = append([]genFault{{At: fleetOutageAt.String(), Type: FaultOutage, Cluster: c, For: fleetOutageFor.String()}}, initial...)
-			gen.Description += fmt.Sprintf("; %s (running the most workloads) is down from %s for %s", c, fleetOutageAt, fleetOutageFor)
-		}
+	if c := busiestReady(f.Clusters, load); c != "" {
+		gen.Faults = append([]genFault{{At: fleetOutageAt.String(), Type: FaultOutage, Cluster: c, For: fleetOutageFor.String()}}, initial...)
+		run.DefaultFault = fmt.Sprintf("%s (running the most workloads) is down from %s for %s", c, fleetOutageAt, fleetOutageFor)
 	}
 	data, err := sigsyaml.Marshal(gen)
 	if err != nil {
@@ -293,8 +294,12 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 	}
 	if overlay != "" {
 		run.Label = overlay + " over fleet " + path
-		if data, err = layOver(data, overlay, overlayData); err != nil {
+		var faultsGiven bool
+		if data, faultsGiven, err = layOver(data, overlay, overlayData, run.standing); err != nil {
 			return nil, err
+		}
+		if faultsGiven {
+			run.DefaultFault = ""
 		}
 	}
 	run.Data = data
@@ -581,28 +586,28 @@ func selectClusters(f *karmadafleet.Fleet, a karmadafleet.ClusterAffinity) ([]st
 
 // layOver lays the -scenario file (overlay, read as data) over the fleet's
 // scenario gen: its name, description, seed, duration, step and settings
-// replace the fleet's, its faults replace the default fault (the faults
-// standing for clusters not Ready in the export stay, after the file's
-// own so that faults[i] keeps its index). The fleet comes from the export:
-// clusters and workloads in the file are an error.
-func layOver(gen []byte, overlay string, data []byte) ([]byte, error) {
+// replace the fleet's, and its faults, when it gives some, replace the
+// default fault (the faults standing for the export's state stay, after
+// the file's own so that faults[i] keeps its index). The fleet comes from
+// the export: clusters and workloads in the file are an error.
+func layOver(gen []byte, overlay string, data []byte, standing []FaultSpec) (out []byte, faultsGiven bool, err error) {
 	if len(data) > maxScenarioBytes {
-		return nil, &ParseError{Errors: []ScenarioError{{File: overlay, Msg: fmt.Sprintf("file is larger than %d bytes", maxScenarioBytes)}}}
+		return nil, false, &ParseError{Errors: []ScenarioError{{File: overlay, Msg: fmt.Sprintf("file is larger than %d bytes", maxScenarioBytes)}}}
 	}
 	var ov yaml.Node
 	if err := yaml.Unmarshal(data, &ov); err != nil {
-		return nil, &ParseError{Errors: []ScenarioError{{File: overlay, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}}
+		return nil, false, &ParseError{Errors: []ScenarioError{{File: overlay, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}}}
 	}
 	if len(ov.Content) == 0 {
-		return gen, nil
+		return gen, false, nil
 	}
 	om := ov.Content[0]
 	if om.Kind != yaml.MappingNode {
-		return nil, &ParseError{Errors: []ScenarioError{{File: overlay, Line: om.Line, Msg: "a scenario laid over -fleet is a mapping of " + strings.Join(fleetOverlayKeys, ", ")}}}
+		return nil, false, &ParseError{Errors: []ScenarioError{{File: overlay, Line: om.Line, Msg: "a scenario laid over -fleet is a mapping of " + strings.Join(fleetOverlayKeys, ", ")}}}
 	}
 	var g yaml.Node
 	if err := yaml.Unmarshal(gen, &g); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	gm := g.Content[0]
 	var errs []ScenarioError
@@ -619,18 +624,24 @@ func layOver(gen []byte, overlay string, data []byte) ([]byte, error) {
 				continue
 			}
 			merged := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: slices.Clone(v.Content)}
-			if initial := mapValue(gm, "faults"); initial != nil && initial.Kind == yaml.SequenceNode {
-				merged.Content = append(merged.Content, initial.Content...)
+			if len(standing) > 0 {
+				var st yaml.Node
+				if err := st.Encode(standing); err != nil {
+					return nil, false, err
+				}
+				merged.Content = append(merged.Content, st.Content...)
 			}
 			setKey(gm, "faults", merged)
+			faultsGiven = true
 		default:
 			setKey(gm, k.Value, v)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &ParseError{Errors: errs}
+		return nil, false, &ParseError{Errors: errs}
 	}
-	return yaml.Marshal(&g)
+	out, err = yaml.Marshal(&g)
+	return out, faultsGiven, err
 }
 
 func mapValue(m *yaml.Node, key string) *yaml.Node {
@@ -677,6 +688,9 @@ func (run *fleetRun) printFindings(w io.Writer) {
 	f := run.Fleet
 	fmt.Fprintf(w, "FLEET  %s: %d clusters, %d bindings (%d simulated, %d left out), %d policies\n",
 		run.Label, len(f.Clusters), len(f.Workloads), len(f.Workloads)-len(run.Left), len(run.Left), len(f.Policies))
+	if run.DefaultFault != "" {
+		fmt.Fprintf(w, "  default fault: %s\n", run.DefaultFault)
+	}
 	for _, sb := range run.Simulated {
 		from := sb.Binding.String()
 		if sb.Policy != nil {

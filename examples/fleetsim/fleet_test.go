@@ -44,6 +44,7 @@ func TestRunFleetExport(t *testing.T) {
 		// workloads and goes down by default.
 		"notReady of gcp-euw1-c at +00:00:00",
 		"outage of aws-use1-a at +00:05:00",
+		"  default fault: aws-use1-a (running the most workloads) is down from 5m0s for 30m0s\n",
 		// The binding's status shows web failing on gcp-euw1-b, and the
 		// Flink job's id.
 		"workloadUnhealthy: shop/web on gcp-euw1-b at +00:00:00",
@@ -117,8 +118,19 @@ func TestRunFleetWithScenario(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
 	}
-	if strings.Contains(s, "outage of aws-use1-a") {
+	if strings.Contains(s, "outage of aws-use1-a") || strings.Contains(s, "default fault") {
 		t.Error("the default fault ran although the scenario gives faults")
+	}
+	// Settings alone keep the default fault.
+	p = writeFile(t, "settings.yaml", "settings:\n  evictionTimeout: 1m\n")
+	out.Reset()
+	if code := run([]string{"-fleet", exportDir, "-scenario", p, "-quiet"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{"  default fault: aws-use1-a (running the most workloads) is down from 5m0s for 30m0s\n", "outage of aws-use1-a at +00:05:00", "notReady of gcp-euw1-c at +00:00:00"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("with settings only, output lacks %q", want)
+		}
 	}
 }
 
