@@ -2,6 +2,7 @@ package failover
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -168,11 +169,82 @@ func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration,
 //
 // Evaluate does not allocate and does not keep its arguments.
 func (o TolerationOptions) Evaluate(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
+	if len(taints) > 64 {
+		return o.evaluateMany(taints, tolerations, now)
+	}
+	// The NoExecute taints, as a bit set: their effect is compared once,
+	// and the loops below visit only them.
+	var noExecute uint64
+	for i := range taints {
+		if taints[i].Effect == corev1.TaintEffectNoExecute {
+			noExecute |= 1 << i
+		}
+	}
+	if noExecute == 0 {
+		return TolerationDecision{}
+	}
 	// The state lives in locals, not in a TolerationDecision: a struct of
 	// six fields stays in memory, and writing it field by field then
 	// returning it stalled on store forwarding. Remaining durations are
 	// worked out from now's Unix seconds, read once, and turned into a time
 	// only at the end.
+	var (
+		earliest    time.Duration
+		earliestT   *corev1.Taint
+		earliestTol *corev1.Toleration
+		unstamped   bool
+	)
+	nowSec, nowNsec := now.Unix(), int64(now.Nanosecond())
+	for rest := noExecute; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(rest)
+		j := -1
+		for m := range tolerations {
+			tol := &tolerations[m]
+			if matchesNoExecuteKey(tol, &taints[i]) &&
+				(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, &taints[i], o.EnableComparisonOperators)) {
+				j = m
+				break
+			}
+		}
+		if j < 0 {
+			return TolerationDecision{Action: EvictNow, At: now, Taint: &taints[i]}
+		}
+		tol := &tolerations[j]
+		if tol.TolerationSeconds == nil {
+			continue
+		}
+		secs := *tol.TolerationSeconds
+		for others := noExecute; others != 0; others &= others - 1 {
+			k := bits.TrailingZeros64(others)
+			taint := &taints[k]
+			if k != i && !(matchesNoExecuteKey(tol, taint) &&
+				(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, taint, o.EnableComparisonOperators))) {
+				continue
+			}
+			var remaining time.Duration
+			if taint.TimeAdded == nil || taint.TimeAdded.IsZero() {
+				unstamped = true // a missing TimeAdded counts as now
+				remaining = remainingUntil(nowSec, nowNsec, secs, nowSec, nowNsec)
+			} else {
+				added := &taint.TimeAdded.Time
+				remaining = remainingUntil(added.Unix(), int64(added.Nanosecond()), secs, nowSec, nowNsec)
+			}
+			if remaining <= 0 {
+				return TolerationDecision{Action: EvictNow, At: now, Taint: taint, Toleration: tol}
+			}
+			if earliestT == nil || remaining < earliest {
+				earliest, earliestT, earliestTol = remaining, taint, tol
+			}
+		}
+	}
+	if earliestT == nil {
+		return TolerationDecision{}
+	}
+	return TolerationDecision{Action: EvictAfter, At: now.Add(earliest), After: earliest, Taint: earliestT, Toleration: earliestTol, Unstamped: unstamped}
+}
+
+// evaluateMany is Evaluate for more taints than a bit set holds.
+func (o TolerationOptions) evaluateMany(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
 	var (
 		earliest    time.Duration
 		earliestT   *corev1.Taint
