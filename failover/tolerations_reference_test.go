@@ -144,6 +144,27 @@ func TestEvaluateMatchesReference(t *testing.T) {
 	}
 }
 
+// TestEvaluateManyTaintsMatchesReference: past 64 taints Evaluate takes
+// its other path, with the same answers.
+func TestEvaluateManyTaintsMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	now := time.Date(2026, 3, 1, 12, 0, 0, 500, time.UTC)
+	for range 2_000 {
+		var taints []corev1.Taint
+		var tolerations []corev1.Toleration
+		for len(taints) <= 70 {
+			more, tols := randomTolerationCase(r, now)
+			taints = append(taints, more...)
+			if len(tolerations) < 6 {
+				tolerations = append(tolerations, tols...)
+			}
+		}
+		for _, o := range []failover.TolerationOptions{{}, {EnableComparisonOperators: true}} {
+			checkAgainstReference(t, o, taints, tolerations, now)
+		}
+	}
+}
+
 // FuzzEvaluateMatchesReference is TestEvaluateMatchesReference driven by the
 // fuzzer's seed bytes.
 func FuzzEvaluateMatchesReference(f *testing.F) {
