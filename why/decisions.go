@@ -1,0 +1,320 @@
+package why
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/preservation"
+	"github.com/fleetover/fleetover/scheduling"
+)
+
+// conditionReady is the type of a cluster's readiness condition.
+const conditionReady = "Ready"
+
+// ClusterHealth explains a cluster's readiness as its conditions and taints
+// show it. A cluster that is not Ready but carries no NoExecute taint yet
+// holds the workload: nothing evicts from a cluster before the taint.
+func ClusterHealth(cluster string, conditions []metav1.Condition, taints []corev1.Taint) Explanation {
+	e := Explanation{Step: StepClusterHealth, Cluster: cluster}
+	ready := meta.FindStatusCondition(conditions, conditionReady)
+	switch {
+	case ready == nil:
+		e.Reason, e.Message = ReasonClusterNoReadyStatus, fmt.Sprintf("cluster %s reports no Ready condition: it is treated as not ready", cluster)
+	case ready.Status == metav1.ConditionTrue:
+		e.Reason, e.Message, e.Since = ReasonClusterReady, fmt.Sprintf("cluster %s is ready", cluster), ready.LastTransitionTime.Time
+		return e
+	case ready.Status == metav1.ConditionUnknown:
+		e.Reason, e.Since = ReasonClusterUnreachable, ready.LastTransitionTime.Time
+		e.Message = fmt.Sprintf("cluster %s is unreachable (%s)", cluster, conditionText(ready))
+	default:
+		e.Reason, e.Since = ReasonClusterNotReady, ready.LastTransitionTime.Time
+		e.Message = fmt.Sprintf("cluster %s is not ready (%s)", cluster, conditionText(ready))
+	}
+	if !hasNoExecute(taints) {
+		e.Reason, e.Holds = ReasonClusterNotReadyNoTaint, true
+		e.Message += "; it carries no NoExecute taint yet, so nothing evicts the workload from it"
+	}
+	return e
+}
+
+func conditionText(c *metav1.Condition) string {
+	switch {
+	case c.Reason != "" && c.Message != "":
+		return c.Reason + ": " + c.Message
+	case c.Reason != "":
+		return c.Reason
+	default:
+		return "Ready=" + string(c.Status)
+	}
+}
+
+func hasNoExecute(taints []corev1.Taint) bool {
+	return slices.ContainsFunc(taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectNoExecute })
+}
+
+// Toleration explains d, the toleration decision for the NoExecute taints of
+// cluster (failover.TolerationOptions.Evaluate).
+func Toleration(cluster string, d failover.TolerationDecision) Explanation {
+	e := Explanation{Step: StepToleration, Cluster: cluster}
+	if d.Taint != nil && d.Taint.TimeAdded != nil {
+		e.Since = d.Taint.TimeAdded.Time
+	}
+	switch d.Action {
+	case failover.TolerateForever:
+		e.Reason, e.Holds, e.Warning = ReasonTaintToleratedForever, true, true
+		e.Message = fmt.Sprintf("the workload tolerates every NoExecute taint of cluster %s without a time limit: it is never evicted from it", cluster)
+	case failover.EvictAfter:
+		e.Reason, e.Holds, e.Until = ReasonTolerationNotExpired, true, d.At
+		e.Message = fmt.Sprintf("the workload tolerates taint %s of cluster %s for %s more", d.Taint.ToString(), cluster, d.After.Round(time.Second))
+	default:
+		if d.Toleration == nil {
+			e.Reason = ReasonTaintNotTolerated
+			e.Message = fmt.Sprintf("taint %s of cluster %s is not tolerated", taintText(d.Taint), cluster)
+		} else {
+			e.Reason = ReasonTolerationExpired
+			e.Message = fmt.Sprintf("the toleration of taint %s of cluster %s has run out", taintText(d.Taint), cluster)
+		}
+	}
+	return e
+}
+
+func taintText(t *corev1.Taint) string {
+	if t == nil {
+		return "(none)"
+	}
+	return t.ToString()
+}
+
+// Pacing explains whether the pacer lets an eviction from cluster, in zone,
+// through now: state is Pacer.State(zone), and at, ok are Pacer.When(zone).
+func Pacing(cluster string, state eviction.DisruptionState, at time.Time, ok bool, now time.Time) Explanation {
+	e := Explanation{Step: StepPacing, Cluster: cluster}
+	switch {
+	case state.Mode == eviction.DisruptionFull || !ok:
+		e.Reason, e.Holds = ReasonFullDisruption, true
+		e.Message = fmt.Sprintf("evictions from cluster %s are stopped: %s", cluster, orText(state.Message, "the fleet is in full disruption"))
+	case at.After(now):
+		e.Reason, e.Holds, e.Until = ReasonEvictionPaced, true, at
+		e.Message = fmt.Sprintf("the eviction from cluster %s waits for the fleet's eviction rate (%s mode)", cluster, state.Mode)
+	default:
+		e.Reason, e.Until = ReasonEvictionDue, now
+		e.Message = fmt.Sprintf("the workload is evicted from cluster %s now", cluster)
+	}
+	return e
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// ApplicationHealth explains the application failover detector's view of
+// cluster: in is what it was given and det what it decided
+// (failover.DetectApplicationFailure or Detector.Detect).
+func ApplicationHealth(cluster string, in failover.DetectorInput, det failover.Detection) Explanation {
+	e := Explanation{Step: StepApplicationHealth, Cluster: cluster}
+	if slices.ContainsFunc(det.Evictions, func(a failover.ApplicationEviction) bool { return a.FromCluster == cluster }) {
+		e.Reason = ReasonApplicationEvictionDue
+		e.Message = fmt.Sprintf("the workload has stayed unhealthy on cluster %s past its toleration: it is evicted now", cluster)
+		return e
+	}
+	status := health.Unknown
+	for _, h := range in.Health {
+		if h.ClusterName == cluster {
+			status = h.Status
+			e.Since = h.CollectedSince.Time
+			break
+		}
+	}
+	var rec *failover.WorkloadHealthRecord
+	for i := range det.Records {
+		if det.Records[i].ClusterName == cluster {
+			rec = &det.Records[i]
+		}
+	}
+	switch {
+	case rec != nil && rec.FailingSince != nil:
+		e.Reason, e.Holds, e.Since = ReasonUnhealthyNotExpired, true, rec.FailingSince.Time
+		e.Until = rec.FailingSince.Add(time.Duration(tolerationSeconds(in.Policy)) * time.Second)
+		e.Message = fmt.Sprintf("the workload is %s on cluster %s; it is tolerated until the countdown ends", status, cluster)
+	case status == health.Healthy:
+		e.Reason = ReasonWorkloadHealthy
+		e.Message = fmt.Sprintf("the workload is healthy on cluster %s", cluster)
+	case status == health.Unknown:
+		e.Reason, e.Holds = ReasonHealthUnknown, true
+		e.Message = fmt.Sprintf("the workload's health on cluster %s is unknown, which does not count as failing", cluster)
+	default:
+		e.Reason, e.Holds, e.Until = ReasonPreConditionsPending, true, det.NextCheck
+		e.Message = fmt.Sprintf("the workload is %s on cluster %s, but the policy's pre-conditions (delay, first healthy state) do not let the countdown start yet", status, cluster)
+	}
+	return e
+}
+
+func tolerationSeconds(p *failover.ApplicationFailoverBehavior) int32 {
+	if p != nil && p.DecisionConditions.TolerationSeconds != nil {
+		return *p.DecisionConditions.TolerationSeconds
+	}
+	return failover.DefaultApplicationTolerationSeconds
+}
+
+// EvictionTask explains a graceful eviction task already on the binding.
+func EvictionTask(t eviction.GracefulEvictionTask) Explanation {
+	e := Explanation{Step: StepEviction, Cluster: t.FromCluster, Reason: ReasonEvictionInProgress,
+		Message: fmt.Sprintf("evicted from cluster %s (purge mode %s, %s)", t.FromCluster, orText(string(t.PurgeMode.Normalize()), string(eviction.PurgeGracefully)), orText(t.Message, t.Reason))}
+	if t.CreationTimestamp != nil {
+		e.Since = t.CreationTimestamp.Time
+	}
+	return e
+}
+
+// Placement explains the re-placement of a workload that must leave the
+// lost clusters: plan and err are scheduling.Replace's.
+func Placement(lost []string, plan scheduling.Plan, err error) Explanation {
+	e := Explanation{Step: StepPlacement}
+	where := strings.Join(lost, ", ")
+	if err != nil {
+		e.Reason, e.Holds, e.Warning = ReasonNoFeasibleCluster, true, true
+		e.Message = fmt.Sprintf("no new placement for the replicas on %s: %v", where, err)
+		return e
+	}
+	if slices.ContainsFunc(plan.Moves, func(m scheduling.Move) bool { return m.To != "" }) {
+		e.Reason, e.Message = ReasonPlacementDue, fmt.Sprintf("the workload on %s is placed elsewhere now", where)
+		return e
+	}
+	candidates := rejectedCandidates(plan.Filtered, lost)
+	// A feasible cluster that already runs the workload is no place to move
+	// to: had it room for more, the plan would have moved replicas there.
+	elsewhere := slices.ContainsFunc(plan.Filtered.Feasible, func(n string) bool {
+		return !slices.Contains(lost, n) && !slices.ContainsFunc(plan.Targets, func(t eviction.TargetCluster) bool { return t.Name == n })
+	})
+	if len(candidates) == 0 && !elsewhere {
+		e.Reason, e.Holds, e.Warning = ReasonNoClusterLeft, true, true
+		e.Message = fmt.Sprintf("the workload on %s has no other cluster to move to", where)
+		return e
+	}
+	e.Reason, e.Holds, e.Until, e.Warning = ReasonNoFeasibleCluster, true, plan.Filtered.RetryAt, plan.Filtered.RetryAt.IsZero()
+	e.Message = fmt.Sprintf("no cluster can take the workload on %s: %s", where, rejectionText(plan.Filtered, candidates))
+	return e
+}
+
+func rejectedCandidates(r scheduling.Result, lost []string) []string {
+	names := make([]string, 0, len(r.Rejected))
+	for n := range r.Rejected {
+		if !slices.Contains(lost, n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func rejectionText(r scheduling.Result, names []string) string {
+	if len(names) == 0 {
+		return "every other cluster already runs it"
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		rej := r.Rejected[n]
+		s := n + ": " + rej.Filter
+		if rej.Reason != "" {
+			s += " (" + rej.Reason + ")"
+		}
+		if !rej.Until.IsZero() {
+			s += " until " + rej.Until.UTC().Format(time.RFC3339)
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Dispatch explains whether the copy for target may be dispatched: suspended
+// is the suspension check and gate eviction.DispatchBlocked's answer. ok is
+// false when nothing holds the dispatch and nothing was given up on.
+func Dispatch(target string, suspended bool, gate eviction.DispatchGate) (e Explanation, ok bool) {
+	e = Explanation{Step: StepDispatch, Cluster: target}
+	switch {
+	case suspended:
+		e.Reason, e.Holds = ReasonDispatchSuspended, true
+		e.Message = fmt.Sprintf("dispatching to cluster %s is suspended", target)
+	case gate.Blocked:
+		e.Reason, e.Holds, e.Until = ReasonWaitingForOldCopy, true, gate.Until
+		e.Message = fmt.Sprintf("the new copy on cluster %s waits until the old copy on cluster %s is gone (purge mode Directly)", target, gate.BlockedBy)
+	case gate.Escaped:
+		e.Reason = ReasonOldCopyEscaped
+		e.Message = fmt.Sprintf("the new copy on cluster %s is dispatched: an unreachable old cluster was given up on", target)
+	default:
+		return e, false
+	}
+	return e, true
+}
+
+// State explains which preserved state policy injects into the copy on
+// target (preservation.InjectionPolicy.StateFor), or why none.
+func State(target string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask, policy preservation.InjectionPolicy) Explanation {
+	e := Explanation{Step: StepState, Cluster: target}
+	carrier := eviction.StateCarrier(target, tasks)
+	if carrier == nil {
+		e.Reason, e.Message = ReasonNoStateToCarry, fmt.Sprintf("no preserved state applies to cluster %s", target)
+		return e
+	}
+	if state, ok := policy.StateFor(target, targets, tasks); ok {
+		e.Reason = ReasonStateCarried
+		e.Message = fmt.Sprintf("the copy on cluster %s gets the state preserved from cluster %s (%s)", target, carrier.FromCluster, strings.Join(sortedKeys(state), ", "))
+		return e
+	}
+	// Relaxing one rule at a time tells which one withheld the state, with
+	// StateFor itself deciding: the rules are not repeated here.
+	if _, ok := (preservation.InjectionPolicy{WhileOldCopyRuns: true, IntoSeveralTargets: policy.IntoSeveralTargets}).StateFor(target, targets, tasks); ok {
+		e.Reason, e.Warning = ReasonStateWhileOldCopyRuns, true
+		e.Message = fmt.Sprintf("the state from cluster %s is not injected on cluster %s: the old copy may still run (purge mode %s); set InjectionPolicy.WhileOldCopyRuns or purge Directly", carrier.FromCluster, target, carrier.PurgeMode.Normalize())
+		return e
+	}
+	e.Reason, e.Warning = ReasonStateSeveralTargets, true
+	e.Message = fmt.Sprintf("the state from cluster %s is not injected on cluster %s: it would reach several new copies; set InjectionPolicy.IntoSeveralTargets to allow it", carrier.FromCluster, target)
+	return e
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// GracefulEviction explains an assessment (eviction.Assess): one explanation
+// per task removed or kept. A kept task holds the old copy, not the new one.
+func GracefulEviction(a eviction.Assessment) []Explanation {
+	out := make([]Explanation, 0, len(a.Removed)+len(a.Kept))
+	for _, r := range a.Removed {
+		out = append(out, Explanation{Step: StepGracefulEviction, Cluster: r.Task.FromCluster, Reason: ReasonGracefulEvictionDone,
+			Message: fmt.Sprintf("the old copy on cluster %s may go now (%s)", r.Task.FromCluster, r.Reason)})
+	}
+	for _, t := range a.Kept {
+		e := Explanation{Step: StepGracefulEviction, Cluster: t.FromCluster, Holds: true}
+		if t.CreationTimestamp != nil {
+			e.Since = t.CreationTimestamp.Time
+		}
+		if t.SuppressDeletion != nil && *t.SuppressDeletion {
+			e.Reason, e.Warning = ReasonOldCopyKeptUntilRemoved, true
+			e.Message = fmt.Sprintf("the old copy on cluster %s stays until a person removes its eviction task (purge mode Never)", t.FromCluster)
+		} else {
+			e.Reason, e.Until = ReasonWaitingForReplacement, a.NextAssessment
+			e.Message = fmt.Sprintf("the old copy on cluster %s is kept until the new copies are healthy or its grace period ends", t.FromCluster)
+		}
+		out = append(out, e)
+	}
+	return out
+}

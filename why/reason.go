@@ -1,0 +1,115 @@
+package why
+
+// Reason is a stable, CamelCase code for the outcome of one step. Controllers
+// put it in a condition's Reason and in events; tools may switch on it.
+type Reason string
+
+// Reasons of the policy step.
+const (
+	// ReasonInvalidFailoverPolicy: the failover policy does not validate,
+	// so no failover decision is taken.
+	ReasonInvalidFailoverPolicy Reason = "InvalidFailoverPolicy"
+)
+
+// Reasons of the cluster health step.
+const (
+	ReasonClusterReady           Reason = "ClusterReady"
+	ReasonClusterNotFound        Reason = "ClusterNotFound"
+	ReasonClusterNotReady        Reason = "ClusterNotReady"
+	ReasonClusterUnreachable     Reason = "ClusterUnreachable"
+	ReasonClusterNoReadyStatus   Reason = "ClusterNoReadyCondition"
+	ReasonClusterNotReadyNoTaint Reason = "ClusterNotReadyWithoutNoExecuteTaint"
+)
+
+// Reasons of the toleration step (cluster failover).
+const (
+	ReasonFailoverPaused        Reason = "FailoverPaused"
+	ReasonTaintToleratedForever Reason = "TaintToleratedForever"
+	ReasonTolerationNotExpired  Reason = "TolerationNotExpired"
+	ReasonTaintNotTolerated     Reason = "TaintNotTolerated"
+	ReasonTolerationExpired     Reason = "TolerationExpired"
+	ReasonClusterFailoverOff    Reason = "ClusterFailoverDisabled"
+)
+
+// Reasons of the pacing step.
+const (
+	ReasonFullDisruption Reason = "FullDisruption"
+	ReasonEvictionPaced  Reason = "EvictionPaced"
+	ReasonEvictionDue    Reason = "EvictionDue"
+)
+
+// Reasons of the application health step (application failover).
+const (
+	ReasonApplicationFailoverOff Reason = "ApplicationFailoverDisabled"
+	ReasonNoHealthInterpreter    Reason = "NoHealthInterpreter"
+	ReasonWorkloadHealthy        Reason = "WorkloadHealthy"
+	ReasonHealthUnknown          Reason = "WorkloadHealthUnknown"
+	ReasonPreConditionsPending   Reason = "PreConditionsPending"
+	ReasonUnhealthyNotExpired    Reason = "UnhealthyTolerationNotExpired"
+	ReasonApplicationEvictionDue Reason = "ApplicationEvictionDue"
+)
+
+// Reasons of the eviction step (tasks already on the binding).
+const (
+	ReasonEvictionInProgress Reason = "EvictionInProgress"
+)
+
+// Reasons of the placement step.
+const (
+	ReasonPlacementDue      Reason = "PlacementDue"
+	ReasonNoFeasibleCluster Reason = "NoFeasibleCluster"
+	ReasonNoClusterLeft     Reason = "NoClusterToMoveTo"
+)
+
+// Reasons of the dispatch step.
+const (
+	ReasonDispatchSuspended Reason = "DispatchSuspended"
+	ReasonWaitingForOldCopy Reason = "WaitingForOldCopy"
+	ReasonOldCopyEscaped    Reason = "OldCopyGivenUp"
+)
+
+// Reasons of the state step (stateful failover).
+const (
+	ReasonStateCarried          Reason = "StateCarried"
+	ReasonNoStateToCarry        Reason = "NoStateToCarry"
+	ReasonStateWhileOldCopyRuns Reason = "StateWithheldWhileOldCopyRuns"
+	ReasonStateSeveralTargets   Reason = "StateWithheldFromSeveralTargets"
+)
+
+// Reasons of the graceful eviction step.
+const (
+	ReasonGracefulEvictionDone    Reason = "GracefulEvictionDone"
+	ReasonWaitingForReplacement   Reason = "WaitingForHealthyReplacement"
+	ReasonOldCopyKeptUntilRemoved Reason = "OldCopyKeptUntilTaskRemoved"
+)
+
+// Reasons of the workload step and of policy warnings.
+const (
+	// ReasonSettled: nothing holds the workload; it runs where it is placed.
+	ReasonSettled Reason = "Settled"
+	// ReasonNeverPurgedWithState: purge mode Never keeps the old copy
+	// until a person removes the task, while state preservation waits for
+	// that copy to go before the state is injected (Directly only).
+	ReasonNeverPurgedWithState Reason = "OldCopyNeverPurgedWithStatePreservation"
+)
+
+// Reasons returns every reason code, in declaration order. It allocates a new
+// slice on every call.
+func Reasons() []Reason {
+	return []Reason{
+		ReasonInvalidFailoverPolicy,
+		ReasonClusterReady, ReasonClusterNotFound, ReasonClusterNotReady, ReasonClusterUnreachable,
+		ReasonClusterNoReadyStatus, ReasonClusterNotReadyNoTaint,
+		ReasonFailoverPaused, ReasonTaintToleratedForever, ReasonTolerationNotExpired,
+		ReasonTaintNotTolerated, ReasonTolerationExpired, ReasonClusterFailoverOff,
+		ReasonFullDisruption, ReasonEvictionPaced, ReasonEvictionDue,
+		ReasonApplicationFailoverOff, ReasonNoHealthInterpreter, ReasonWorkloadHealthy, ReasonHealthUnknown,
+		ReasonPreConditionsPending, ReasonUnhealthyNotExpired, ReasonApplicationEvictionDue,
+		ReasonEvictionInProgress,
+		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft,
+		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped,
+		ReasonStateCarried, ReasonNoStateToCarry, ReasonStateWhileOldCopyRuns, ReasonStateSeveralTargets,
+		ReasonGracefulEvictionDone, ReasonWaitingForReplacement, ReasonOldCopyKeptUntilRemoved,
+		ReasonSettled, ReasonNeverPurgedWithState,
+	}
+}

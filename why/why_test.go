@@ -1,0 +1,228 @@
+package why_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/scheduling"
+	"github.com/fleetover/fleetover/why"
+)
+
+var now = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+func readyCluster(name, zone string) why.Cluster {
+	return why.Cluster{Name: name, Zone: zone, Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}}
+}
+
+// downCluster is unreachable since `since`, with the unreachable NoExecute
+// taint stamped then.
+func downCluster(name, zone string, since time.Time) why.Cluster {
+	return why.Cluster{Name: name, Zone: zone,
+		Conditions: []metav1.Condition{{Type: "Ready", Status: metav1.ConditionUnknown, Reason: "ClusterStatusUnknown", LastTransitionTime: metav1.Time{Time: since}}},
+		Taints: []corev1.Taint{
+			{Key: failover.TaintKeyClusterUnreachable, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &metav1.Time{Time: since}},
+			{Key: failover.TaintKeyClusterUnreachable, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: since}},
+		}}
+}
+
+func defaultTolerations() []corev1.Toleration {
+	return failover.DefaultClusterTolerations(failover.DefaultTolerationsConfig{})
+}
+
+// outage is a Duplicated workload on a and b; b has been unreachable for
+// `down`; c is a ready spare.
+func outage(down time.Duration) why.Input {
+	clusters := []why.Cluster{readyCluster("a", "z1"), downCluster("b", "z1", now.Add(-down)), readyCluster("c", "z1")}
+	fleet := make([]scheduling.Cluster, len(clusters))
+	for i, c := range clusters {
+		fleet[i] = scheduling.Cluster{Name: c.Name, Taints: c.Taints}
+	}
+	return why.Input{
+		Targets:     []eviction.TargetCluster{{Name: "a"}, {Name: "b"}},
+		Clusters:    clusters,
+		Tolerations: defaultTolerations(),
+		Placement: &scheduling.Request{Type: scheduling.Duplicated, Clusters: fleet,
+			Filters: []scheduling.Filter{scheduling.TaintToleration(failover.TolerationOptions{})}},
+		Now: now,
+	}
+}
+
+func held(t *testing.T, c why.Chain) why.Explanation {
+	t.Helper()
+	h, ok := c.Held()
+	if !ok {
+		t.Fatalf("nothing holds the workload; chain:\n%s", render(c))
+	}
+	return h
+}
+
+func render(c why.Chain) string {
+	var b []byte
+	w := &sliceWriter{&b}
+	_ = c.Render(w)
+	return string(b)
+}
+
+type sliceWriter struct{ b *[]byte }
+
+func (w *sliceWriter) Write(p []byte) (int, error) { *w.b = append(*w.b, p...); return len(p), nil }
+
+func TestWorkloadTolerationNotYetExpired(t *testing.T) {
+	c := why.Workload(outage(time.Minute))
+	h := held(t, c)
+	if h.Reason != why.ReasonTolerationNotExpired || h.Cluster != "b" {
+		t.Fatalf("held by %s on %q, want TolerationNotExpired on b\n%s", h.Reason, h.Cluster, render(c))
+	}
+	// The default toleration is 300 s from the taint's TimeAdded.
+	if want := now.Add(4 * time.Minute); !h.Until.Equal(want) || !c.NextChange.Equal(want) {
+		t.Fatalf("until %v, next change %v, want %v", h.Until, c.NextChange, want)
+	}
+	if h.Warning {
+		t.Fatal("a running toleration is a wait, not a warning")
+	}
+}
+
+func TestWorkloadEvictedAndPlaced(t *testing.T) {
+	c := why.Workload(outage(10 * time.Minute))
+	if _, ok := c.Held(); ok {
+		t.Fatalf("an expired toleration with a spare cluster should hold nothing:\n%s", render(c))
+	}
+	if !hasReason(c, why.ReasonTolerationExpired) || !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("want TolerationExpired then PlacementDue:\n%s", render(c))
+	}
+}
+
+func TestWorkloadClusterFailoverOff(t *testing.T) {
+	in := outage(10 * time.Minute)
+	in.Gates.ClusterFailoverOff = true
+	h := held(t, why.Workload(in))
+	if h.Reason != why.ReasonClusterFailoverOff || !h.Warning {
+		t.Fatalf("held by %s (warning %v), want a ClusterFailoverDisabled warning", h.Reason, h.Warning)
+	}
+}
+
+func TestWorkloadFullDisruption(t *testing.T) {
+	clk := clocktesting.NewFakeClock(now)
+	p, err := eviction.NewPacer(eviction.PacerConfig{Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Observe([]eviction.ClusterHealthView{{Name: "a", Zone: "z1"}, {Name: "b", Zone: "z1"}, {Name: "c", Zone: "z1"}})
+	in := outage(10 * time.Minute)
+	in.Pacer = p
+	h := held(t, why.Workload(in))
+	if h.Reason != why.ReasonFullDisruption || h.Step != why.StepPacing {
+		t.Fatalf("held by %s at %s, want FullDisruption at Pacing", h.Reason, h.Step)
+	}
+}
+
+func TestWorkloadNoFeasibleCluster(t *testing.T) {
+	in := outage(10 * time.Minute)
+	// The only spare is down too.
+	in.Clusters[2] = downCluster("c", "z1", now.Add(-time.Hour))
+	in.Placement.Clusters[2] = scheduling.Cluster{Name: "c", Taints: in.Clusters[2].Taints}
+	h := held(t, why.Workload(in))
+	if h.Step != why.StepPlacement || h.Reason != why.ReasonNoFeasibleCluster {
+		t.Fatalf("held by %s at %s, want NoFeasibleCluster at Placement", h.Reason, h.Step)
+	}
+	in.Placement.Clusters = in.Placement.Clusters[:2]
+	in.Clusters = in.Clusters[:2]
+	if h := held(t, why.Workload(in)); h.Reason != why.ReasonNoClusterLeft || !h.Warning {
+		t.Fatalf("held by %s, want a NoClusterToMoveTo warning", h.Reason)
+	}
+}
+
+func TestWorkloadNoHealthInterpreter(t *testing.T) {
+	in := outage(0)
+	in.Clusters[1] = readyCluster("b", "z1")
+	in.Policy = &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{}}
+	in.Application = why.Application{
+		Kind:     schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
+		Registry: health.NewRegistry(health.RegistryConfig{}),
+	}
+	h := held(t, why.Workload(in))
+	if h.Reason != why.ReasonNoHealthInterpreter || !h.Warning {
+		t.Fatalf("held by %s, want a NoHealthInterpreter warning", h.Reason)
+	}
+	in.Application.Kind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	if c := why.Workload(in); !hasReason(c, why.ReasonSettled) {
+		t.Fatalf("a Deployment has a built-in interpreter and every copy is healthy:\n%s", render(c))
+	}
+}
+
+func TestWorkloadApplicationCountdown(t *testing.T) {
+	in := outage(0)
+	in.Clusters[1] = readyCluster("b", "z1")
+	in.Policy = &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{
+		DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr(int32(120))}}}
+	in.Application.Health = []failover.ObservedHealth{{ClusterName: "a", Status: health.Healthy}, {ClusterName: "b", Status: health.Unhealthy}}
+	in.Application.Records = []failover.WorkloadHealthRecord{{ClusterName: "b", FailingSince: &metav1.Time{Time: now.Add(-time.Minute)}, Settled: true}}
+	h := held(t, why.Workload(in))
+	if h.Reason != why.ReasonUnhealthyNotExpired || !h.Until.Equal(now.Add(time.Minute)) {
+		t.Fatalf("held by %s until %v, want UnhealthyTolerationNotExpired until %v", h.Reason, h.Until, now.Add(time.Minute))
+	}
+	in.Gates.ApplicationFailoverOff = true
+	if h := held(t, why.Workload(in)); h.Reason != why.ReasonApplicationFailoverOff || !h.Warning {
+		t.Fatalf("held by %s, want an ApplicationFailoverDisabled warning", h.Reason)
+	}
+	in.Gates.ApplicationFailoverOff = false
+	in.Application.Records[0].FailingSince = &metav1.Time{Time: now.Add(-3 * time.Minute)}
+	c := why.Workload(in)
+	if !hasReason(c, why.ReasonApplicationEvictionDue) || !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("an expired countdown evicts and re-places:\n%s", render(c))
+	}
+}
+
+// oldCopies reports every listed cluster's old copy as still running.
+type oldCopies map[string]eviction.OldCopy
+
+func (o oldCopies) OldCopy(cluster string) eviction.OldCopy { return o[cluster] }
+
+func TestWorkloadDirectlyWaitsForOldCopy(t *testing.T) {
+	in := outage(10 * time.Minute)
+	// The eviction from b happened: c replaces it, and the task carries the
+	// job's state; the old copy on b is still there.
+	in.Targets = []eviction.TargetCluster{{Name: "a"}, {Name: "c"}}
+	in.Tasks = []eviction.GracefulEvictionTask{{FromCluster: "b", PurgeMode: eviction.PurgeDirectly, Reason: eviction.ReasonTaintUntolerated,
+		Producer: "taint-manager", ClustersBeforeFailover: []string{"a", "b"}, PreservedLabelState: map[string]string{"job-id": "42"},
+		CreationTimestamp: &metav1.Time{Time: now.Add(-time.Minute)}}}
+	in.OldCopies = oldCopies{"b": {}}
+	in.Dispatched = []string{"a"}
+	c := why.Workload(in)
+	h := held(t, c)
+	if h.Reason != why.ReasonWaitingForOldCopy || h.Cluster != "c" {
+		t.Fatalf("held by %s on %q, want WaitingForOldCopy on c\n%s", h.Reason, h.Cluster, render(c))
+	}
+	in.OldCopies = oldCopies{"b": {Gone: true}}
+	if c := why.Workload(in); hasReason(c, why.ReasonWaitingForOldCopy) {
+		t.Fatalf("the old copy is gone, the dispatch must not wait:\n%s", render(c))
+	}
+}
+
+func hasReason(c why.Chain, r why.Reason) bool {
+	for _, s := range c.Steps {
+		if s.Reason == r {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWorkloadInvalidPolicy(t *testing.T) {
+	in := outage(0)
+	in.Policy = &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{
+		DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr(int32(-1))}}}
+	if h := held(t, why.Workload(in)); h.Reason != why.ReasonInvalidFailoverPolicy {
+		t.Fatalf("held by %s, want InvalidFailoverPolicy", h.Reason)
+	}
+}

@@ -1,0 +1,286 @@
+package why
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/preservation"
+	"github.com/fleetover/fleetover/scheduling"
+	"github.com/fleetover/fleetover/suspension"
+)
+
+// Cluster is what the explanation reads of a member cluster.
+type Cluster struct {
+	Name string
+	// Zone is the pacer's zone of the cluster ("" for a global pacer).
+	Zone       string
+	Conditions []metav1.Condition
+	Taints     []corev1.Taint
+}
+
+// Gates says which failover controllers run. The zero value has both on.
+type Gates struct {
+	// ClusterFailoverOff: nothing evicts on NoExecute taints (Karmada: the
+	// Failover feature gate, --enable-taint-manager or
+	// --enable-no-execute-taint-eviction is off).
+	ClusterFailoverOff bool
+	// ApplicationFailoverOff: nothing evicts on workload health.
+	ApplicationFailoverOff bool
+}
+
+// Application is what application failover reads of the workload.
+type Application struct {
+	// Kind is the workload's kind, and Registry the health interpreters the
+	// controller runs with; with a Registry, a kind it cannot interpret is
+	// reported (its health is never known, so it never fails over).
+	Kind     schema.GroupVersionKind
+	Registry *health.Registry
+	// Health is the workload's health per target cluster, and Records the
+	// detector's records for the binding, as the controller holds them.
+	Health  []failover.ObservedHealth
+	Records []failover.WorkloadHealthRecord
+	Config  failover.DetectorConfig
+}
+
+// Input is what a controller already holds about one workload.
+type Input struct {
+	// Targets is the placement and Tasks the graceful eviction tasks.
+	Targets []eviction.TargetCluster
+	Tasks   []eviction.GracefulEvictionTask
+	// Clusters are the fleet's clusters; the targets' are read.
+	Clusters []Cluster
+	// Policy is the workload's failover behaviour; nil has no application
+	// failover.
+	Policy *failover.FailoverBehavior
+	// Tolerations are the workload's cluster tolerations with the
+	// controller's defaults added (failover.AddDefaultClusterTolerations),
+	// decided under TolerationOptions.
+	Tolerations       []corev1.Toleration
+	TolerationOptions failover.TolerationOptions
+	Gates             Gates
+	// Pacer is the eviction pacer, read only (State and When); nil leaves
+	// pacing out.
+	Pacer eviction.Pacer
+	// Application is read when Policy has application failover.
+	Application Application
+	// Suspension is the workload's dispatch suspension; nil suspends
+	// nothing.
+	Suspension *suspension.Suspension
+	// Placement is the re-placement request as the scheduler would make it
+	// (Workload, Type, Clusters, Filters, ...; Targets and Evicted are set
+	// here); nil leaves placement out.
+	Placement *scheduling.Request
+	// Dispatched lists the targets that already run a copy; the dispatch
+	// gate is asked only about the others. Nil asks about every target.
+	Dispatched []string
+	// OldCopies, TargetHealth, SchedulerBehind and Assess are what
+	// eviction.Assess and eviction.DispatchBlocked read.
+	OldCopies       eviction.OldCopyLookup
+	TargetHealth    eviction.HealthLookup
+	SchedulerBehind bool
+	Assess          eviction.AssessOptions
+	// Injection is the state injection policy; nil leaves the state step out.
+	Injection *preservation.InjectionPolicy
+	Now       time.Time
+}
+
+// Workload answers "why is this workload where it is": the chain from its
+// clusters' health through tolerations, pacing, application health,
+// evictions, placement and dispatch to the graceful eviction of the old
+// copies, ending at the first step that holds it. Every step is the
+// library's own decision on in, explained.
+func Workload(in Input) Chain {
+	c := Chain{Holding: -1}
+	now := in.Now
+	if errs := failover.ValidateFailoverBehavior(in.Policy, field.NewPath("failover")); len(errs) > 0 {
+		c.add(Explanation{Step: StepPolicy, Reason: ReasonInvalidFailoverPolicy, Holds: true, Warning: true,
+			Message: "the failover policy is invalid, so no failover decision is taken: " + errs.ToAggregate().Error()})
+		return c
+	}
+	var lost []string
+	for _, t := range in.Targets {
+		cl := findCluster(in.Clusters, t.Name)
+		if cl == nil {
+			c.add(Explanation{Step: StepClusterHealth, Cluster: t.Name, Reason: ReasonClusterNotFound, Holds: true, Warning: true,
+				Message: fmt.Sprintf("target cluster %s does not exist", t.Name)})
+			continue
+		}
+		if h := ClusterHealth(cl.Name, cl.Conditions, cl.Taints); h.Reason != ReasonClusterReady {
+			c.add(h)
+		}
+		if !hasNoExecute(cl.Taints) {
+			continue
+		}
+		if suspension.FailoverPaused(in.Suspension, cl.Name) {
+			c.add(Explanation{Step: StepToleration, Cluster: cl.Name, Reason: ReasonFailoverPaused, Holds: true,
+				Message: fmt.Sprintf("dispatching to cluster %s is suspended, which pauses its failover", cl.Name)})
+			continue
+		}
+		d := in.TolerationOptions.Evaluate(cl.Taints, in.Tolerations, now)
+		step := Toleration(cl.Name, d)
+		if d.Action != failover.EvictNow {
+			c.add(step)
+			continue
+		}
+		if in.Gates.ClusterFailoverOff {
+			step.Reason, step.Holds, step.Warning = ReasonClusterFailoverOff, true, true
+			step.Message += ", but cluster failover is off"
+			c.add(step)
+			continue
+		}
+		c.add(step)
+		if in.Pacer != nil {
+			at, ok := in.Pacer.When(cl.Zone)
+			p := Pacing(cl.Name, in.Pacer.State(cl.Zone), at, ok, now)
+			c.add(p)
+			if p.Holds {
+				continue
+			}
+		}
+		lost = append(lost, cl.Name)
+	}
+	if in.Policy != nil && in.Policy.Application != nil {
+		lost = append(lost, c.application(in)...)
+	}
+	for _, t := range in.Tasks {
+		c.add(EvictionTask(t))
+	}
+	c.placement(in, lost)
+	for _, t := range in.Targets {
+		if in.Dispatched != nil && slices.Contains(in.Dispatched, t.Name) {
+			continue
+		}
+		if e, ok := Dispatch(t.Name, in.Suspension.DispatchSuspended(t.Name), eviction.DispatchBlocked(t.Name, in.Tasks, in.OldCopies, now, in.Assess)); ok {
+			c.add(e)
+		}
+		if in.Injection != nil && eviction.StateCarrier(t.Name, in.Tasks) != nil {
+			c.add(State(t.Name, in.Targets, in.Tasks, *in.Injection))
+		}
+	}
+	if len(in.Tasks) > 0 {
+		a := eviction.Assess(eviction.AssessInput{Tasks: in.Tasks, Targets: in.Targets, SchedulerBehind: in.SchedulerBehind,
+			Health: in.TargetHealth, OldCopies: in.OldCopies, Now: now}, in.Assess)
+		for _, e := range GracefulEviction(a) {
+			c.add(e)
+		}
+	}
+	if c.Holding < 0 {
+		names := make([]string, len(in.Targets))
+		for i, t := range in.Targets {
+			names[i] = t.Name
+		}
+		c.add(Explanation{Step: StepWorkload, Reason: ReasonSettled,
+			Message: fmt.Sprintf("the workload runs on %s; nothing holds it", orText(strings.Join(names, ", "), "no cluster"))})
+	}
+	c.NextChange = earliestAfter(c.Steps, now)
+	return c
+}
+
+// application adds the application failover steps and returns the clusters
+// the detector evicts now.
+func (c *Chain) application(in Input) []string {
+	app := in.Application
+	failing := slices.ContainsFunc(app.Health, func(h failover.ObservedHealth) bool { return h.Status != health.Healthy })
+	switch {
+	case app.Registry != nil && !registered(app.Registry, app.Kind):
+		c.add(Explanation{Step: StepApplicationHealth, Reason: ReasonNoHealthInterpreter, Holds: true, Warning: true,
+			Message: fmt.Sprintf("no health interpreter is registered for %s, so its health is never known and application failover never fires", app.Kind.Kind)})
+		return nil
+	case !failing:
+		return nil
+	case in.Gates.ApplicationFailoverOff:
+		c.add(Explanation{Step: StepApplicationHealth, Reason: ReasonApplicationFailoverOff, Holds: true, Warning: true,
+			Message: "the workload is not healthy everywhere, but application failover is off"})
+		return nil
+	}
+	names := make([]string, len(in.Targets))
+	for i, t := range in.Targets {
+		names[i] = t.Name
+	}
+	din := failover.DetectorInput{Policy: in.Policy.Application, Clusters: names, Health: app.Health, Records: app.Records}
+	det, err := failover.DetectApplicationFailure(din, in.Now, app.Config)
+	if err != nil {
+		c.add(Explanation{Step: StepPolicy, Reason: ReasonInvalidFailoverPolicy, Holds: true, Warning: true,
+			Message: "application failover cannot decide: " + err.Error()})
+		return nil
+	}
+	var lost []string
+	for _, n := range names {
+		e := ApplicationHealth(n, din, det)
+		if e.Reason == ReasonWorkloadHealthy {
+			continue
+		}
+		c.add(e)
+		if e.Reason == ReasonApplicationEvictionDue {
+			lost = append(lost, n)
+		}
+	}
+	return lost
+}
+
+func registered(r *health.Registry, gvk schema.GroupVersionKind) bool {
+	_, ok := r.Lookup(gvk)
+	return ok
+}
+
+// placement adds the re-placement step for the lost clusters; a workload
+// whose every copy is being evicted is re-placed too.
+func (c *Chain) placement(in Input, lost []string) {
+	if in.Placement == nil {
+		return
+	}
+	if len(lost) == 0 && len(in.Targets) == 0 {
+		for _, t := range in.Tasks {
+			lost = append(lost, t.FromCluster)
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	req := *in.Placement
+	req.Targets, req.Evicted = nil, nil
+	for _, t := range in.Targets {
+		if slices.Contains(lost, t.Name) {
+			req.Evicted = append(req.Evicted, t)
+		} else {
+			req.Targets = append(req.Targets, t)
+		}
+	}
+	for _, n := range lost {
+		if !slices.ContainsFunc(req.Evicted, func(t eviction.TargetCluster) bool { return t.Name == n }) {
+			req.Evicted = append(req.Evicted, eviction.TargetCluster{Name: n})
+		}
+	}
+	plan, err := scheduling.Replace(&req)
+	c.add(Placement(lost, plan, err))
+}
+
+func findCluster(clusters []Cluster, name string) *Cluster {
+	for i := range clusters {
+		if clusters[i].Name == name {
+			return &clusters[i]
+		}
+	}
+	return nil
+}
+
+// earliestAfter is the first Until after now: the next change by itself.
+func earliestAfter(steps []Explanation, now time.Time) time.Time {
+	var next time.Time
+	for _, s := range steps {
+		if s.Until.After(now) && (next.IsZero() || s.Until.Before(next)) {
+			next = s.Until
+		}
+	}
+	return next
+}
