@@ -313,6 +313,9 @@ func GracefulEviction(a eviction.Assessment) []Explanation {
 		} else {
 			e.Reason, e.Until = ReasonWaitingForReplacement, a.NextAssessment
 			e.Message = fmt.Sprintf("the old copy on cluster %s is kept until the new copies are healthy or its grace period ends", t.FromCluster)
+			if t.PurgeMode.Normalize() == eviction.PurgeDirectly {
+				e.Message = fmt.Sprintf("the eviction task from cluster %s keeps the preserved state until its old copy is gone and the new copies run", t.FromCluster)
+			}
 		}
 		out = append(out, e)
 	}

@@ -15,25 +15,7 @@ func (e *Engine) failoverApplications() {
 		if w.deleted || w.appFO == nil || len(w.targets) == 0 {
 			continue
 		}
-		clusters := make([]string, 0, len(w.targets))
-		hs := make([]failover.ObservedHealth, 0, len(w.targets))
-		for _, t := range w.targets {
-			c := e.byName[t.Name]
-			// Failover is paused while dispatching to the cluster is
-			// suspended (dispatch suspension pauses failover): such a cluster is not judged.
-			if suspension.FailoverPaused(w.susp, c.name) {
-				continue
-			}
-			clusters = append(clusters, c.name)
-			wh := failover.ObservedHealth{ClusterName: c.name, Status: health.Unknown}
-			if cp := w.copies[c.idx]; cp != nil && !cp.deleting {
-				wh.CollectedSince, wh.Settled = metav1.NewTime(cp.firstCollected), cp.settled
-				if c.reachable() {
-					wh.Status = cp.health
-				}
-			}
-			hs = append(hs, wh)
-		}
+		clusters, hs := e.observedHealth(w)
 		det, err := e.lib.AppDetector.Detect(w.name(), w.appFO, clusters, hs)
 		if err != nil {
 			e.noteHold(w, "", "application failover cannot decide: "+err.Error())
@@ -53,4 +35,31 @@ func (e *Engine) failoverApplications() {
 		}
 		e.inv.afterDecisions(w, &e.inv.appPending)
 	}
+}
+
+// observedHealth is what the detector is shown of w: the target clusters it
+// may judge (not those whose failover a dispatch suspension pauses) and the
+// workload's health on each, Unknown where the cluster is unreachable or
+// the copy is missing or being deleted.
+func (e *Engine) observedHealth(w *workload) ([]string, []failover.ObservedHealth) {
+	clusters := make([]string, 0, len(w.targets))
+	hs := make([]failover.ObservedHealth, 0, len(w.targets))
+	for _, t := range w.targets {
+		c := e.byName[t.Name]
+		// Failover is paused while dispatching to the cluster is
+		// suspended (dispatch suspension pauses failover): such a cluster is not judged.
+		if suspension.FailoverPaused(w.susp, c.name) {
+			continue
+		}
+		clusters = append(clusters, c.name)
+		wh := failover.ObservedHealth{ClusterName: c.name, Status: health.Unknown}
+		if cp := w.copies[c.idx]; cp != nil && !cp.deleting {
+			wh.CollectedSince, wh.Settled = metav1.NewTime(cp.firstCollected), cp.settled
+			if c.reachable() {
+				wh.Status = cp.health
+			}
+		}
+		hs = append(hs, wh)
+	}
+	return clusters, hs
 }

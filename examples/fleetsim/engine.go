@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +31,10 @@ type Options struct {
 	// KeepGoing records violations and continues instead of stopping at
 	// the first one.
 	KeepGoing bool
+	// Explain names a workload whose why-chain is written to ExplainTo at
+	// the start and after every step that changes it (-explain).
+	Explain   string
+	ExplainTo io.Writer
 }
 
 // Engine runs one scenario step by step on a fake clock.
@@ -56,6 +62,8 @@ type Engine struct {
 	// pacerStale: the pacer has not seen the current cluster health (at the
 	// start and after a restart).
 	pacerStale bool
+	// explain is -explain's printer; nil when not asked for.
+	explain *explainer
 }
 
 // Stats counts what happened in a run.
@@ -145,7 +153,32 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 		}
 	}
 	e.noteHealth()
+	if opts.Explain != "" {
+		if e.wByName[opts.Explain] == nil {
+			return nil, fmt.Errorf("-explain: the scenario has no workload named %q (it has %s)", opts.Explain, strings.Join(e.workloadNames(), ", "))
+		}
+		e.explain = &explainer{workload: opts.Explain, out: opts.ExplainTo}
+		_, e.explain.err = fmt.Fprintf(opts.ExplainTo, "WHY  workload %q in scenario %q, at the start and at every step that changes it\n", opts.Explain, sc.Name)
+		e.explain.observe(e)
+	}
 	return e, nil
+}
+
+// workloadNames lists the scenario's workloads in scenario order.
+func (e *Engine) workloadNames() []string {
+	names := make([]string, len(e.workloads))
+	for i, w := range e.workloads {
+		names[i] = w.name()
+	}
+	return names
+}
+
+// ExplainErr is the first error writing the -explain output met.
+func (e *Engine) ExplainErr() error {
+	if e.explain == nil {
+		return nil
+	}
+	return e.explain.err
 }
 
 // Now returns the simulated time.
@@ -210,6 +243,9 @@ func (e *Engine) Step() {
 		e.syncCopies(w)
 	}
 	e.inv.endStep()
+	if e.explain != nil {
+		e.explain.observe(e)
+	}
 	if !e.tl.Quiet {
 		e.noteHealth()
 	}

@@ -21,19 +21,9 @@ func (e *Engine) assess(w *workload) {
 	}
 	now := e.Now()
 	in := eviction.AssessInput{
-		Tasks:   w.tasks,
-		Targets: w.targets,
-		Health: eviction.HealthLookupFunc(func(cluster string) health.Status {
-			c := e.byName[cluster]
-			if c == nil || !c.reachable() {
-				return health.Unknown
-			}
-			cp := w.copies[c.idx]
-			if cp == nil || cp.deleting {
-				return health.Unknown
-			}
-			return health.Status(cp.health)
-		}),
+		Tasks:     w.tasks,
+		Targets:   w.targets,
+		Health:    e.copyHealth(w),
 		OldCopies: e.oldCopies(w),
 		Now:       now,
 	}
@@ -53,4 +43,21 @@ func (e *Engine) assess(w *workload) {
 			}
 		}
 	}
+}
+
+// copyHealth is the workload's health per cluster as the graceful eviction
+// controller reads it: Unknown where the cluster is unreachable or the copy
+// is missing or being deleted.
+func (e *Engine) copyHealth(w *workload) eviction.HealthLookup {
+	return eviction.HealthLookupFunc(func(cluster string) health.Status {
+		c := e.byName[cluster]
+		if c == nil || !c.reachable() {
+			return health.Unknown
+		}
+		cp := w.copies[c.idx]
+		if cp == nil || cp.deleting {
+			return health.Unknown
+		}
+		return cp.health
+	})
 }

@@ -18,6 +18,7 @@ var embeddedScenario []byte
 type config struct {
 	scenario  string
 	fleet     string
+	explain   string
 	report    string
 	seed      int64
 	campaign  int
@@ -99,6 +100,18 @@ func validateFlags(cfg config, set map[string]bool) error {
 	if cfg.scale && cfg.output == "json" {
 		bad("-o json: the -scale wave prints text figures only")
 	}
+	if set["explain"] {
+		switch {
+		case cfg.explain == "":
+			bad("-explain: names a workload of the scenario")
+		case cfg.scale || set["campaign"]:
+			bad("-explain: explains one workload of one scenario run, not a -campaign or -scale run")
+		case cfg.output == "json":
+			bad("-explain: prints text for people; it does not combine with -o json")
+		case set["quiet"]:
+			bad("-quiet: does nothing with -explain (the chains replace the timeline)")
+		}
+	}
 	if set["campaign"] && set["quiet"] {
 		bad("-quiet: does nothing with -campaign (a campaign prints no timeline)")
 	}
@@ -130,6 +143,7 @@ func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool
 	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
 	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -fleet or -scenario fleet when given, else on random fleets")
 	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
+	fs.StringVar(&cfg.explain, "explain", "", "print why `WORKLOAD` is where it is (its chain from cluster to dispatch) whenever that changes, instead of the timeline")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
 	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
 	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
@@ -183,6 +197,10 @@ func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal b
 	}
 	showProgress := forceProgress || (terminal && sc.Duration.D()/sc.Step.D() >= 20_000)
 	opts := Options{Seed: cfg.seed, KeepGoing: true}
+	if cfg.explain != "" {
+		opts.Explain, opts.ExplainTo = cfg.explain, stdout
+		cfg.quiet = true
+	}
 	var bar *progressBar
 	if showProgress {
 		bar = newProgressBar(stderr, "simulating")
@@ -196,6 +214,10 @@ func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal b
 	}
 	violations := e.Run()
 	elapsed := time.Since(started)
+	if err := e.ExplainErr(); err != nil {
+		fmt.Fprintln(stderr, "fleetsim: -explain:", err)
+		return 2
+	}
 	if bar != nil {
 		bar.done()
 	}

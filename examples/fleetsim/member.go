@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
@@ -136,12 +137,8 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 
 // objectOf builds the workload object as it exists on a member cluster.
 func objectOf(w *workload, cp *copyState, status map[string]any) *unstructured.Unstructured {
-	apiVersion := "apps/v1"
-	if w.spec.Kind == "FlinkDeployment" {
-		apiVersion = "flink.apache.org/v1beta1"
-	}
 	obj := map[string]any{
-		"apiVersion": apiVersion,
+		"apiVersion": workloadGVK(w.spec.Kind).GroupVersion().String(),
 		"kind":       w.spec.Kind,
 		"metadata":   map[string]any{"name": w.name(), "generation": int64(1)},
 		"spec":       map[string]any{"replicas": int64(cp.replicas)},
@@ -169,4 +166,12 @@ func (e *Engine) purgeDeleted(w *workload) {
 			e.tl.add(e, EvDelete, c.name, w.name(), "copy deleted (workload deleted)")
 		}
 	}
+}
+
+// workloadGVK is the kind the simulated members run for a scenario kind.
+func workloadGVK(kind string) schema.GroupVersionKind {
+	if kind == "FlinkDeployment" {
+		return schema.GroupVersionKind{Group: "flink.apache.org", Version: "v1beta1", Kind: kind}
+	}
+	return schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: kind}
 }

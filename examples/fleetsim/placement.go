@@ -282,40 +282,7 @@ func staticWeight(w *workload, among []string, cluster string) int64 {
 // scheduling.Replace takes eviction.Evict's result as it is, keeps the other
 // clusters and replaces the evicted one among the feasible candidates.
 func (e *Engine) replace(w *workload, res eviction.EvictResult) {
-	before := append(slices.Clone(res.Targets), res.Evicted...)
-	failed := ""
-	if len(res.Evicted) > 0 {
-		failed = res.Evicted[0].Name // the engine evicts one cluster at a time
-	}
-	req := &scheduling.Request{
-		Workload:      e.schedulingView(w),
-		Type:          scheduling.Duplicated,
-		Targets:       res.Targets,
-		Evicted:       res.Evicted,
-		Replicas:      w.spec.Replicas,
-		StaticWeights: e.replaceWeights(w, failed),
-		Scores:        map[string]int64{},
-	}
-	if w.divided {
-		req.Type = scheduling.Divided
-	}
-	usedZones := map[string]bool{}
-	for _, t := range res.Targets {
-		usedZones[e.byName[t.Name].zone] = true
-	}
-	for _, c := range e.clusters {
-		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
-		if !usedZones[c.zone] {
-			req.Scores[c.name] = 1 // spread over zones first
-		}
-	}
-	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
-	if allowed := e.replaceCandidates(w, before, failed); allowed != nil {
-		req.Filters = append(req.Filters, scheduling.ClusterNames(allowed...))
-	}
-	if w.clusterSpread != (groupBounds{}) {
-		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.clusterSpread.min), MaxGroups: int32(w.clusterSpread.max)}
-	}
+	req := e.replaceRequest(w, res.Targets, res.Evicted)
 	plan, err := e.lib.Replace(req)
 	if err != nil {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement failed: "+err.Error())
@@ -343,6 +310,47 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		return
 	}
 	e.setTargets(w, next)
+}
+
+// replaceRequest is the scheduler's re-placement request for w after the
+// eviction left targets and evicted; the explanation (-explain) asks the
+// same question.
+func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetCluster) *scheduling.Request {
+	before := append(slices.Clone(targets), evicted...)
+	failed := ""
+	if len(evicted) > 0 {
+		failed = evicted[0].Name // the engine evicts one cluster at a time
+	}
+	req := &scheduling.Request{
+		Workload:      e.schedulingView(w),
+		Type:          scheduling.Duplicated,
+		Targets:       targets,
+		Evicted:       evicted,
+		Replicas:      w.spec.Replicas,
+		StaticWeights: e.replaceWeights(w, failed),
+		Scores:        map[string]int64{},
+	}
+	if w.divided {
+		req.Type = scheduling.Divided
+	}
+	usedZones := map[string]bool{}
+	for _, t := range targets {
+		usedZones[e.byName[t.Name].zone] = true
+	}
+	for _, c := range e.clusters {
+		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
+		if !usedZones[c.zone] {
+			req.Scores[c.name] = 1 // spread over zones first
+		}
+	}
+	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
+	if allowed := e.replaceCandidates(w, before, failed); allowed != nil {
+		req.Filters = append(req.Filters, scheduling.ClusterNames(allowed...))
+	}
+	if w.clusterSpread != (groupBounds{}) {
+		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.clusterSpread.min), MaxGroups: int32(w.clusterSpread.max)}
+	}
+	return req
 }
 
 // replaceCandidates lists the clusters a failover re-placement may choose

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/why"
+)
+
+// explainer prints the why-chain of one workload (-explain) each time it
+// changes: at the start, and after every step whose chain differs in its
+// steps' reasons and clusters (not in the countdowns' remaining time).
+type explainer struct {
+	workload string
+	out      io.Writer
+	last     string
+	err      error
+}
+
+// observe explains the workload as it stands now, and prints the chain if
+// it changed.
+func (x *explainer) observe(e *Engine) {
+	w := e.wByName[x.workload]
+	if w == nil || x.err != nil {
+		return
+	}
+	chain := why.Workload(e.whyInput(w))
+	var sig strings.Builder
+	for i, s := range chain.Steps {
+		fmt.Fprintf(&sig, "%d|%s|%s|%s;", btoi(i == chain.Holding), s.Step, s.Reason, s.Cluster)
+	}
+	if sig.String() == x.last {
+		return
+	}
+	x.last = sig.String()
+	if _, x.err = fmt.Fprintf(x.out, "%s  why %s is where it is:\n", formatSimTime(e.Elapsed()), x.workload); x.err != nil {
+		return
+	}
+	x.err = chain.Render(x.out)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// whyInput is what the simulated controllers hold about w, in the shape
+// why.Workload reads.
+func (e *Engine) whyInput(w *workload) why.Input {
+	in := why.Input{
+		Targets:      w.targets,
+		Tasks:        w.tasks,
+		Policy:       w.spec.Failover,
+		Tolerations:  w.tolerations,
+		Suspension:   w.susp,
+		Placement:    e.replaceRequest(w, w.targets, nil),
+		Dispatched:   []string{},
+		OldCopies:    e.oldCopies(w),
+		TargetHealth: e.copyHealth(w),
+		Assess:       e.assessOptions(),
+		Now:          e.Now(),
+	}
+	for _, c := range e.clusters {
+		in.Clusters = append(in.Clusters, why.Cluster{Name: c.name, Zone: c.zone, Conditions: []metav1.Condition{c.cond}, Taints: c.taints})
+		if cp := w.copies[c.idx]; cp != nil && !cp.deleting {
+			in.Dispatched = append(in.Dispatched, c.name)
+		}
+	}
+	if p, ok := e.lib.Pacer.(*pacerAdapter); ok {
+		in.Pacer = p.p
+	}
+	if s, ok := e.lib.State.(*stateAdapter); ok && s.injector.Enabled {
+		in.Injection = &s.injector.Policy
+	}
+	if w.appFO != nil {
+		in.Policy = &failover.FailoverBehavior{Application: w.appFO}
+		if w.spec.Failover != nil {
+			in.Policy.Cluster = w.spec.Failover.Cluster
+		}
+		_, in.Application.Health = e.observedHealth(w)
+		in.Application.Registry = e.registry
+		in.Application.Kind = workloadGVK(w.spec.Kind)
+		if d, ok := e.lib.AppDetector.(*detectorAdapter); ok {
+			for _, r := range d.d.Export() {
+				if r.Binding == w.name() {
+					in.Application.Records = append(in.Application.Records, r.WorkloadHealthRecord)
+				}
+			}
+		}
+	}
+	return in
+}
