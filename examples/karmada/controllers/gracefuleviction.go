@@ -35,6 +35,13 @@ type GracefulEvictionController struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+	// InlineScheduling reports the failover scheduler's observation of the
+	// generation a task removal makes (status.schedulerObservedGeneration)
+	// in this controller's own status write, when the binding has no lost
+	// cluster left to place: the scheduler would only report it. Set it
+	// only where this process's FailoverScheduler is the scheduler (Setup
+	// does, when failoverScheduler is enabled).
+	InlineScheduling bool
 }
 
 // SetupWithManager registers the controller.
@@ -82,8 +89,9 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 		return reconcile.Result{}, err
 	}
 	old := oldCopies(ctx, g.Client, works)
+	wrote := false
 	err = patchObject(ctx, g.Client, rb, func(client.Object) bool {
-		assessment = eviction.Assessment{}
+		assessment, wrote = eviction.Assessment{}, false
 		spec := bindingSpec(rb)
 		if len(spec.GracefulEvictionTasks) == 0 || !rb.GetDeletionTimestamp().IsZero() {
 			return false
@@ -102,10 +110,19 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 			return false
 		}
 		spec.GracefulEvictionTasks = fromTasks(assessment.Kept)
+		wrote = true
 		return true
 	})
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if wrote && g.InlineScheduling {
+		// rb is what the spec patch returned.
+		var status statusUpdate
+		recordSchedulerObservation(&status)
+		if err := status.apply(ctx, g.Client, rb); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
 	}
 	for _, r := range assessment.Removed {
 		g.Events.event(rb, corev1.EventTypeNormal, string(r.Reason), "eviction task for cluster %s removed: %s", r.Task.FromCluster, r.Reason)

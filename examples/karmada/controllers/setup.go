@@ -148,6 +148,9 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              pacer,
 			Schedule:           NewSchedule(), Events: events,
+			// The example's scheduler runs in this process: the eviction
+			// and the new placement are one write.
+			InlineScheduling: controllerEnabled("failoverScheduler", cfg.Controllers),
 		},
 	}
 	setups := map[string]func(manager.Manager, string) error{}
@@ -169,6 +172,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			GracefulEviction: &GracefulEvictionController{
 				Client: c, Clock: clk, Kind: kind, Options: cfg.Assess,
 				Schedule: NewSchedule(), Events: events,
+				InlineScheduling: controllerEnabled("failoverScheduler", cfg.Controllers),
 			},
 			ApplicationFailover: &ApplicationFailoverController{
 				Client: c, Clock: clk, Kind: kind, Detector: cfg.Detector,
