@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
@@ -42,6 +43,9 @@ type GracefulEvictionController struct {
 	// only where this process's FailoverScheduler is the scheduler (Setup
 	// does, when failoverScheduler is enabled).
 	InlineScheduling bool
+	// Conditions, with InlineScheduling, keeps the binding's Failover
+	// condition in the status write that follows a task's removal.
+	Conditions *FailoverConditions
 }
 
 // SetupWithManager registers the controller.
@@ -120,9 +124,18 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 		// rb is what the spec patch returned.
 		var status statusUpdate
 		recordSchedulerObservation(&status)
+		var condition conditionUpdate
+		if g.Conditions != nil {
+			clusters := &clusterv1alpha1.ClusterList{}
+			if err := g.Client.List(ctx, clusters); err != nil {
+				return reconcile.Result{}, err
+			}
+			g.Conditions.addTo(ctx, &status, clusters.Items, works, now, &condition)
+		}
 		if err := status.apply(ctx, g.Client, rb); err != nil {
 			return reconcile.Result{}, client.IgnoreNotFound(err)
 		}
+		condition.record(g.Events, rb)
 	}
 	for _, r := range assessment.Removed {
 		g.Events.event(rb, corev1.EventTypeNormal, string(r.Reason), "eviction task for cluster %s removed: %s", r.Task.FromCluster, r.Reason)

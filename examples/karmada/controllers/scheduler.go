@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -42,11 +43,22 @@ type FailoverScheduler struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+	// Conditions, when set, keeps each binding's Failover condition in the
+	// scheduler's status write, and the scheduler also looks at a binding
+	// when its clusters or Works change (see FailoverConditions).
+	Conditions *FailoverConditions
 }
 
 // SetupWithManager registers the scheduler.
 func (s *FailoverScheduler) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s)
+	if s.Conditions == nil {
+		return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s)
+	}
+	return explanationWatches(builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(s.Kind.NewObject()).
+		WithOptions(controllerOptions(s.Clock)), s.Client, s.Kind).
+		Complete(s)
 }
 
 func blockSeconds(fb *failover.FailoverBehavior) *int32 {
@@ -122,9 +134,18 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		st.SchedulerObservedGeneration = o.GetGeneration()
 		return true
 	})
+	var condition conditionUpdate
+	if s.Conditions != nil {
+		works, err := bindingWorks(ctx, s.Client, rb)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		s.Conditions.addTo(ctx, &status, clusters.Items, works, now, &condition)
+	}
 	if err := status.apply(ctx, s.Client, rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	condition.record(s.Events, rb)
 	return s.Schedule.Result(req.NamespacedName, now, next), nil
 }
 

@@ -48,6 +48,9 @@ type TaintManager struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+	// Conditions, with InlineScheduling, keeps the binding's Failover
+	// condition in the status write that follows an eviction.
+	Conditions *FailoverConditions
 	// InlineScheduling runs the failover scheduler's placement in the
 	// eviction's write, and records status.schedulerObservedGeneration in
 	// the status write that follows it. Set it only where this process's
@@ -134,7 +137,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			}
 			break
 		}
-		if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], fleet, cluster.Name, ev); err != nil {
+		if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, fleet, cluster.Name, ev); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -172,7 +175,7 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 // scheduler's view of the clusters), then the scheduler's observation in one
 // status write. The events are recorded once, after the writes, whatever the
 // number of conflict retries.
-func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, fleet []scheduling.Cluster, cluster string, ev failover.ClusterEviction) error {
+func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, clusters []clusterv1alpha1.Cluster, fleet []scheduling.Cluster, cluster string, ev failover.ClusterEviction) error {
 	var sp *failover.ClusterFailoverBehavior
 	if fb != nil {
 		sp = fb.Cluster
@@ -223,9 +226,18 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 	if wrote && m.InlineScheduling {
 		var status statusUpdate
 		recordSchedulerObservation(&status)
+		var condition conditionUpdate
+		if m.Conditions != nil {
+			works, err := bindingWorks(ctx, m.Client, b)
+			if err != nil {
+				return err
+			}
+			m.Conditions.addTo(ctx, &status, clusters, works, planned.CreatedAt, &condition)
+		}
 		if err := status.apply(ctx, m.Client, b); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("status of %s %s after its eviction from %s: %w", kindOf(rb), types.NamespacedName{Namespace: rb.GetNamespace(), Name: rb.GetName()}, cluster, err)
 		}
+		condition.record(m.Events, b)
 	}
 	if refusal != nil {
 		m.Events.event(b, corev1.EventTypeWarning, refusalReason, "%v", refusal)
