@@ -108,8 +108,22 @@ func (e *Explanation) Held() (ExplanationStep, bool) {
 	return e.Steps[e.Holding], true
 }
 
-// condition is the Failover condition the explanation asks for.
-func (e *Explanation) condition() failoverCondition {
+// Due reports that the holding step ends now: the controller acting on it
+// (an eviction, a placement, a task removal) is about to change the
+// binding, and its write carries the next condition.
+func (e *Explanation) Due(now time.Time) bool {
+	step, held := e.Held()
+	return held && !step.Until.IsZero() && !step.Until.After(now)
+}
+
+// condition is the Failover condition the explanation asks for at now. A
+// step that is due now is not written (Keep): the write of the controller
+// that acts on it carries the next one, so a passing state costs no write
+// and no event.
+func (e *Explanation) condition(now time.Time) failoverCondition {
+	if e.Due(now) {
+		return failoverCondition{Keep: true}
+	}
 	step, held := e.Held()
 	if !held {
 		// The last step says what is in place (settled).
@@ -147,7 +161,6 @@ func ExplainBinding(ctx context.Context, c client.Reader, kind BindingKind, key 
 // explain asks the library about the facts.
 func explain(f *explainFacts, cfg ExplainConfig, now time.Time) *Explanation {
 	ex := &Explanation{Kind: kindOf(f.binding), Key: client.ObjectKeyFromObject(f.binding), Holding: -1}
-	_ = cfg
-	_ = now
+	chainOf(ex, f, cfg, now)
 	return ex
 }

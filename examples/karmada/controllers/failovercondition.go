@@ -18,6 +18,10 @@ import (
 // workload and stays, False, once the failover is over.
 const FailoverConditionType = "Failover"
 
+// FailoverChangedAction is the action of the event that announces a new
+// reason of the Failover condition (its reason is the condition's).
+const FailoverChangedAction = "FailoverChanged"
+
 // failoverCondition is the condition a binding should carry, and the event
 // type of the event that announces a change of its reason.
 type failoverCondition struct {
@@ -25,6 +29,8 @@ type failoverCondition struct {
 	Reason    string
 	Message   string
 	EventType string
+	// Keep leaves the stored condition as it is.
+	Keep bool
 }
 
 // conditionUpdate is what setFailoverCondition did.
@@ -45,6 +51,9 @@ type conditionUpdate struct {
 // of healthy bindings gets no write at all). The transition time moves
 // only when Status does (meta.SetStatusCondition).
 func setFailoverCondition(conditions *[]metav1.Condition, want failoverCondition, now time.Time) conditionUpdate {
+	if want.Keep {
+		return conditionUpdate{Condition: want}
+	}
 	have := meta.FindStatusCondition(*conditions, FailoverConditionType)
 	if have == nil && want.Status != metav1.ConditionTrue {
 		return conditionUpdate{Condition: want}
@@ -69,5 +78,5 @@ func (u conditionUpdate) record(events *EventSink, obj runtime.Object) {
 	if !u.ReasonChanged {
 		return
 	}
-	events.event(obj, u.Condition.EventType, u.Condition.Reason, "%s", u.Condition.Message)
+	events.eventWithAction(obj, u.Condition.EventType, u.Condition.Reason, FailoverChangedAction, "%s", u.Condition.Message)
 }

@@ -143,4 +143,9 @@ func TestClusterFailoverWrites(t *testing.T) {
 	if !maps.Equal(counts, writesPerFailover) {
 		t.Errorf("writes %v, want %v:\n%s", counts, writesPerFailover, strings.Join(log, "\n"))
 	}
+	// The status writes carried the Failover condition: the failover
+	// ended, and said so, at no write of its own.
+	if c := failoverCondition(f.binding("web")); c == nil || c.Status != metav1.ConditionFalse || c.Reason != controllers.ReasonSettled {
+		t.Errorf("after the failover: %s, want Failover=False reason %s", failoverString(c), controllers.ReasonSettled)
+	}
 }
