@@ -164,7 +164,10 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 			fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
 		}
 		history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
-		plan, placed, err := replaceLost(f.binding.DeepCopyObject().(client.Object), fleet, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+		plan, _, err := replaceLost(f.binding.DeepCopyObject().(client.Object), fleet, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+		// Replace reports a change also when it only drops the evicted
+		// clusters; a placement is due when a cluster takes replicas.
+		placed := slices.ContainsFunc(plan.Moves, func(m scheduling.Move) bool { return m.To != "" })
 		s := ExplanationStep{Step: StepPlacement}
 		switch {
 		case err != nil:
@@ -176,7 +179,7 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 			add(s, true, false)
 		default:
 			s.Reason, s.Until = ReasonNoFeasibleCluster, plan.Filtered.RetryAt
-			s.Message = fmt.Sprintf("no cluster can take the workload lost on %s: %s", strings.Join(lost, ", "), rejections(plan.Filtered))
+			s.Message = fmt.Sprintf("no cluster can take the workload lost on %s: %s", strings.Join(lost, ", "), rejections(plan.Filtered, lost))
 			add(s, true, plan.Filtered.RetryAt.IsZero())
 		}
 	}
@@ -215,20 +218,30 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 	}
 }
 
-// rejections says why each rejected cluster was ruled out.
-func rejections(r scheduling.Result) string {
-	if len(r.Rejected) == 0 {
-		return "no candidate cluster"
-	}
+// rejections says why each candidate (a rejected cluster other than the
+// evicted ones) was ruled out.
+func rejections(r scheduling.Result, evicted []string) string {
 	names := make([]string, 0, len(r.Rejected))
 	for n := range r.Rejected {
-		names = append(names, n)
+		if !slices.Contains(evicted, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "no other cluster exists"
 	}
 	slices.Sort(names)
 	parts := make([]string, len(names))
 	for i, n := range names {
 		rej := r.Rejected[n]
-		parts[i] = fmt.Sprintf("%s (%s: %s)", n, rej.Filter, rej.Reason)
+		why := rej.Reason
+		if rej.Taint != nil {
+			why += " (" + rej.Taint.ToString() + ")"
+		}
+		if !rej.Until.IsZero() {
+			why += " until " + rej.Until.UTC().Format(time.RFC3339)
+		}
+		parts[i] = fmt.Sprintf("%s: %s %s", n, rej.Filter, why)
 	}
 	return strings.Join(parts, "; ")
 }

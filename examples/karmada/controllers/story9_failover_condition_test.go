@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"slices"
@@ -12,8 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
@@ -215,5 +218,285 @@ func TestStory9FailoverConditionFollowsAnOutage(t *testing.T) {
 	}
 	if !strings.Contains(out, "condition Failover=False reason "+controllers.ReasonSettled) {
 		t.Fatalf("fleetover-explain does not show the condition the controllers wrote:\n%s", out)
+	}
+}
+
+// taint adds a taint, stamped at the fake clock's now, to a cluster.
+func (f *fixture) taint(cluster string, key string, effect corev1.TaintEffect) {
+	f.t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := f.cluster(cluster)
+		at := metav1.NewTime(f.clock.Now())
+		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: key, Effect: effect, TimeAdded: &at})
+		return f.c.Update(f.ctx, cl)
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// Story 9, purge mode Directly: the new copy waits for the old one to be
+// gone. The condition and fleetover-explain say so, naming the old
+// cluster; once the old Work is gone the binding waits for the new copy
+// to be healthy.
+func TestStory9DirectlyWaitingForTheOldCopyIsExplained(t *testing.T) {
+	events := &eventLog{}
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = newProbes()
+		c.EventRecorder = events
+	})
+	f.start()
+	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(oldCluster, clusterv1alpha1.Push)
+	f.createCluster(newCluster, clusterv1alpha1.Push)
+	f.waitReady(oldCluster, metav1.ConditionTrue)
+	f.waitReady(newCluster, metav1.ConditionTrue)
+	f.createTemplate(deployment("job", 1))
+	f.createBinding(&workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "job"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "job"},
+			Replicas: 1,
+			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
+			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{PurgeMode: policyv1alpha1.PurgeModeDirectly}},
+		},
+	})
+	rb := f.binding("job")
+	f.waitWork(rb, oldCluster, true)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := f.work(rb, oldCluster)
+		w.Finalizers = append(w.Finalizers, holdFinalizer)
+		return f.c.Update(f.ctx, w)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.setHealth("job", healthItem(oldCluster, "Healthy", nil))
+
+	f.taint(oldCluster, "maintenance", corev1.TaintEffectNoExecute)
+	c := f.waitCondition("job", metav1.ConditionTrue, controllers.ReasonWaitingForOldCopy)
+	if !strings.Contains(c.Message, oldCluster) || !strings.Contains(c.Message, newCluster) {
+		t.Fatalf("condition message %q does not name the old and the new cluster", c.Message)
+	}
+	f.eventually("old Work terminating", func() (bool, string) {
+		w := f.work(rb, oldCluster)
+		return w != nil && !w.DeletionTimestamp.IsZero(), fmt.Sprintf("work %v", w != nil)
+	})
+	out, code := f.explainCommand(f.ns + "/job")
+	t.Logf("fleetover-explain:\n%s", out)
+	line, held := stepLine(out, controllers.StepDispatch)
+	if code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonWaitingForOldCopy) || !strings.Contains(line, oldCluster) {
+		t.Fatalf("fleetover-explain (exit %d) does not hold the binding at the dispatch, waiting for %s:\n%s", code, oldCluster, out)
+	}
+	if !strings.Contains(out, "held by Dispatch ("+controllers.ReasonWaitingForOldCopy+")\n") {
+		t.Fatalf("fleetover-explain names a time at which the wait ends by itself, but only the old copy's deletion ends it:\n%s", out)
+	}
+
+	// The old copy is gone: the new copy is dispatched, and the binding
+	// waits for it to be healthy.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := f.work(rb, oldCluster)
+		if w == nil {
+			return nil
+		}
+		w.Finalizers = slices.DeleteFunc(w.Finalizers, func(s string) bool { return s == holdFinalizer })
+		return f.c.Update(f.ctx, w)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.waitWork(rb, newCluster, true)
+	f.waitCondition("job", metav1.ConditionTrue, controllers.ReasonWaitingForReplacement)
+	f.setHealth("job", healthItem(newCluster, "Healthy", nil))
+	f.waitCondition("job", metav1.ConditionFalse, controllers.ReasonSettled)
+	f.stopControllers()
+	want := []string{controllers.ReasonWaitingForOldCopy, controllers.ReasonWaitingForReplacement, controllers.ReasonSettled}
+	if got := f.failoverEvents(events, "job"); !slices.Equal(got, want) {
+		t.Fatalf("Failover events %v, want %v", got, want)
+	}
+}
+
+// Story 9, no feasible cluster: the workload must leave its cluster and no
+// other cluster takes it (the only other one carries a NoSchedule taint it
+// does not tolerate). The last copy stays, and the condition, a Warning
+// event and fleetover-explain say which cluster was ruled out by which
+// filter.
+func TestStory9NoFeasibleClusterIsExplained(t *testing.T) {
+	events := &eventLog{}
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = newProbes()
+		c.EventRecorder = events
+	})
+	f.start()
+	failing, other := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(failing, clusterv1alpha1.Push)
+	f.createCluster(other, clusterv1alpha1.Push)
+	f.waitReady(failing, metav1.ConditionTrue)
+	f.waitReady(other, metav1.ConditionTrue)
+	f.taint(other, "dedicated", corev1.TaintEffectNoSchedule)
+	f.createTemplate(deployment("web", 1))
+	f.createBinding(&workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
+			Replicas: 1,
+			Clusters: []workv1alpha2.TargetCluster{{Name: failing}},
+		},
+	})
+	rb := f.binding("web")
+	f.waitWork(rb, failing, true)
+	f.setHealth("web", healthItem(failing, "Healthy", nil))
+
+	f.taint(failing, "maintenance", corev1.TaintEffectNoExecute)
+	c := f.waitCondition("web", metav1.ConditionTrue, controllers.ReasonNoFeasibleCluster)
+	if !strings.Contains(c.Message, other) || !strings.Contains(c.Message, "TaintToleration") {
+		t.Fatalf("condition message %q does not say that %s was ruled out by its taint", c.Message, other)
+	}
+	if f.work(rb, failing) == nil {
+		t.Fatal("the last copy was deleted although no cluster can take the workload")
+	}
+	out, code := f.explainCommand(f.ns + "/web")
+	t.Logf("fleetover-explain:\n%s", out)
+	line, held := stepLine(out, controllers.StepPlacement)
+	if code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonNoFeasibleCluster) || !strings.Contains(line, "dedicated") {
+		t.Fatalf("fleetover-explain (exit %d) does not hold the binding at the placement:\n%s", code, out)
+	}
+	f.stopControllers()
+	got := events.of(f.ns+"/web", controllers.FailoverChangedAction)
+	if len(got) != 1 || got[0].Reason != controllers.ReasonNoFeasibleCluster || got[0].Type != corev1.EventTypeWarning {
+		t.Fatalf("Failover events %+v, want one Warning %s", got, controllers.ReasonNoFeasibleCluster)
+	}
+}
+
+// Story 9, cluster failover off (Karmada's Failover gate off: the taint
+// manager does not run) and Karmada's own scheduler in place of the
+// failover scheduler: a ClusterResourceBinding on a cluster with an
+// untolerated NoExecute taint stays there. The condition, written by the
+// controller of its own that runs without the failover scheduler, says
+// why, with one Warning event however often it looks again, and
+// fleetover-explain given the same flags says the same.
+func TestStory9GateOffIsExplained(t *testing.T) {
+	events := &eventLog{}
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = newProbes()
+		c.EventRecorder = events
+		c.Controllers = []string{"-taintManager", "-failoverScheduler", "*"}
+	})
+	f.start()
+	cluster := f.clusterName("a")
+	f.createCluster(cluster, clusterv1alpha1.Push)
+	f.waitReady(cluster, metav1.ConditionTrue)
+	role := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "rbac.authorization.k8s.io/v1",
+		"kind":       "ClusterRole",
+		"metadata":   map[string]any{"name": f.ns + "-viewer"},
+	}}
+	if err := f.c.Create(f.ctx, role); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.c.Delete(context.Background(), role) })
+	name := f.ns + "-viewer"
+	crb := &workv1alpha2.ClusterResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: role.GetName()},
+			Clusters: []workv1alpha2.TargetCluster{{Name: cluster}},
+		},
+	}
+	if err := f.c.Create(f.ctx, crb); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur := &workv1alpha2.ClusterResourceBinding{}
+			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+				return client.IgnoreNotFound(err)
+			}
+			cur.Finalizers = nil
+			return client.IgnoreNotFound(f.c.Update(ctx, cur))
+		})
+		_ = f.c.Delete(ctx, &workv1alpha2.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	})
+	get := func() *workv1alpha2.ClusterResourceBinding {
+		cur := &workv1alpha2.ClusterResourceBinding{}
+		if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, cur); err != nil {
+			t.Fatal(err)
+		}
+		return cur
+	}
+	f.waitWork(get(), cluster, true)
+	if f.ctrls.ClusterScoped.FailoverCondition == nil || f.ctrls.ClusterScoped.Scheduler.Conditions != nil {
+		t.Fatal("without the failover scheduler the Failover condition must have a controller of its own")
+	}
+
+	f.taint(cluster, "maintenance", corev1.TaintEffectNoExecute)
+	var c *metav1.Condition
+	f.eventually("Failover condition ClusterFailoverDisabled", func() (bool, string) {
+		c = meta.FindStatusCondition(get().Status.Conditions, controllers.FailoverConditionType)
+		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == controllers.ReasonClusterFailoverOff, failoverString(c)
+	})
+	if !strings.Contains(c.Message, "Failover gate") {
+		t.Fatalf("condition message %q does not name the gate", c.Message)
+	}
+	// Looks that change nothing: a label, and a later moment.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		b := get()
+		b.Labels = map[string]string{"touched": "yes"}
+		return f.c.Update(f.ctx, b)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.stepTo(f.clock.Now().Add(time.Hour))
+	f.eventually("label seen", func() (bool, string) { return get().Labels["touched"] == "yes", "" })
+	f.stopControllers()
+	got := events.of("/"+name, controllers.FailoverChangedAction)
+	if len(got) != 1 || got[0].Reason != controllers.ReasonClusterFailoverOff || got[0].Type != corev1.EventTypeWarning {
+		t.Fatalf("Failover events %+v, want one Warning %s", got, controllers.ReasonClusterFailoverOff)
+	}
+	if get().Spec.Clusters[0].Name != cluster {
+		t.Fatal("the binding moved with cluster failover off")
+	}
+
+	// fleetover-explain, cluster-scoped form, with the controller
+	// manager's flags (Failover gate off by default): the same answer.
+	out, code := f.explainCommand(name)
+	t.Logf("fleetover-explain:\n%s", out)
+	line, held := stepLine(out, controllers.StepToleration)
+	if code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonClusterFailoverOff) || !strings.HasPrefix(out, "ClusterResourceBinding "+name+" ") {
+		t.Fatalf("fleetover-explain %s (exit %d) does not say that cluster failover is off:\n%s", name, code, out)
+	}
+	// With the gate on, the taint is untolerated and the eviction is due.
+	out, code = f.explainCommand(name, "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true")
+	if line, held := stepLine(out, controllers.StepToleration); code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonEvictionDue) {
+		t.Fatalf("fleetover-explain with the Failover gate (exit %d) does not say the eviction is due:\n%s", code, out)
+	}
+}
+
+// The command's arguments: a missing or malformed binding is a usage
+// error, an absent one a read error, each with a message naming it.
+func TestExplainCommandExitCodes(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, tc := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{nil, explainapp.ExitUsage, "usage: fleetover-explain"},
+		{[]string{"a/b/c"}, explainapp.ExitUsage, `binding "a/b/c"`},
+		{[]string{"/web"}, explainapp.ExitUsage, `binding "/web"`},
+		{[]string{"a", "b"}, explainapp.ExitUsage, "usage: fleetover-explain"},
+		{[]string{f.ns + "/absent"}, explainapp.ExitError, "ResourceBinding " + f.ns + "/absent not found"},
+		{[]string{f.ns + "-absent"}, explainapp.ExitError, "ClusterResourceBinding " + f.ns + "-absent not found"},
+	} {
+		var stdout, stderr bytes.Buffer
+		o := explainapp.NewOptions()
+		o.Clock = f.clock
+		if code := explainapp.Run(f.ctx, restConfig, o, tc.args, &stdout, &stderr); code != tc.code || !strings.Contains(stderr.String(), tc.says) {
+			t.Errorf("fleetover-explain %q: exit %d, stderr %q; want exit %d saying %q", tc.args, code, stderr.String(), tc.code, tc.says)
+		}
+	}
+	o := explainapp.NewOptions()
+	o.Manager.Controllers = "nonsense"
+	var stdout, stderr bytes.Buffer
+	if code := explainapp.Run(f.ctx, restConfig, o, []string{f.ns + "/web"}, &stdout, &stderr); code != explainapp.ExitUsage || !strings.Contains(stderr.String(), "controllers") {
+		t.Errorf("fleetover-explain --controllers=nonsense: exit %d, stderr %q; want exit %d naming the flag", code, stderr.String(), explainapp.ExitUsage)
 	}
 }
