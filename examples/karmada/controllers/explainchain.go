@@ -38,6 +38,11 @@ const (
 	ReasonWaitingForOldCopy     = "WaitingForOldCopy"
 	ReasonWaitingForReplacement = "WaitingForHealthyReplacement"
 	ReasonGracefulEvictionDone  = "GracefulEvictionDone"
+
+	ReasonApplicationFailoverOff          = "ApplicationFailoverDisabled"
+	ReasonApplicationPreConditionsPending = "PreConditionsPending"
+	ReasonApplicationTolerationNotExpired = "UnhealthyTolerationNotExpired"
+	ReasonApplicationEvictionDue          = "ApplicationEvictionDue"
 )
 
 // Step names of the explanation, in chain order.
@@ -45,6 +50,7 @@ const (
 	StepPolicy           = "Policy"
 	StepClusterHealth    = "ClusterHealth"
 	StepToleration       = "Toleration"
+	StepApplication      = "ApplicationHealth"
 	StepEviction         = "Eviction"
 	StepPlacement        = "Placement"
 	StepDispatch         = "Dispatch"
@@ -145,6 +151,10 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 				add(step, true, false)
 			}
 		}
+	}
+
+	if f.policy != nil && f.policy.Application != nil {
+		applicationSteps(f, cfg, now, add)
 	}
 
 	tasks := toTasks(spec.GracefulEvictionTasks)
@@ -263,4 +273,64 @@ func oldCopiesFrom(works []workv1alpha1.Work, clusters map[string]*clusterv1alph
 		}
 		return old
 	})
+}
+
+// applicationSteps explains application failover on each target cluster
+// where the workload is unhealthy: the detector's decision on the records
+// and observations the application failover controller keeps (a dry run:
+// the detector is a pure function of them).
+func applicationSteps(f *explainFacts, cfg ExplainConfig, now time.Time, add func(ExplanationStep, bool, bool)) {
+	spec, status := bindingSpec(f.binding), bindingStatus(f.binding)
+	policy := f.policy.Application
+	obs, _ := decodeStatusObservations(f.binding.GetAnnotations())
+	items := make([]statusItem, len(status.AggregatedStatus))
+	for i, it := range status.AggregatedStatus {
+		items[i] = statusItem{cluster: it.ClusterName, healthy: it.Health == "Healthy"}
+	}
+	obs = observeStatus(obs, items, now)
+	records, _ := decodeRecords(f.binding.GetAnnotations())
+	healths := (&ApplicationFailoverController{Health: cfg.Health}).workloadHealth(spec, status, obs)
+	clusters := make([]string, 0, len(spec.Clusters))
+	for _, name := range targetNames(spec) {
+		if !suspension.FailoverPaused(toSuspension(spec.Suspension), name) {
+			clusters = append(clusters, name)
+		}
+	}
+	det, err := failover.DetectApplicationFailure(failover.DetectorInput{Policy: policy, Clusters: clusters, Health: healths, Records: records}, now, cfg.Detector)
+	if err != nil {
+		add(ExplanationStep{Step: StepPolicy, Reason: ReasonInvalidFailoverPolicy,
+			Message: fmt.Sprintf("the application failover policy is invalid: %v", err)}, true, true)
+		return
+	}
+	toleration := failover.DefaultApplicationTolerationSeconds
+	if policy.DecisionConditions.TolerationSeconds != nil {
+		toleration = *policy.DecisionConditions.TolerationSeconds
+	}
+	for _, cluster := range clusters {
+		i := slices.IndexFunc(healths, func(h failover.ObservedHealth) bool { return h.ClusterName == cluster })
+		if i < 0 || healths[i].Status != "Unhealthy" {
+			continue
+		}
+		step := ExplanationStep{Step: StepApplication}
+		r := slices.IndexFunc(det.Records, func(r failover.WorkloadHealthRecord) bool { return r.ClusterName == cluster })
+		switch {
+		case !cfg.ApplicationFailover:
+			step.Reason = ReasonApplicationFailoverOff
+			step.Message = fmt.Sprintf("the workload is unhealthy on cluster %s, but the application failover controller does not run", cluster)
+			add(step, true, true)
+		case slices.ContainsFunc(det.Evictions, func(e failover.ApplicationEviction) bool { return e.FromCluster == cluster }):
+			step.Reason, step.Until = ReasonApplicationEvictionDue, now
+			step.Message = fmt.Sprintf("the workload stayed unhealthy on cluster %s past its toleration: it is evicted now", cluster)
+			add(step, true, false)
+		case r >= 0 && det.Records[r].FailingSince != nil:
+			since := det.Records[r].FailingSince.Time
+			step.Reason, step.Since, step.Until = ReasonApplicationTolerationNotExpired, since, since.Add(time.Duration(toleration)*time.Second)
+			step.Message = fmt.Sprintf("the workload is unhealthy on cluster %s; it is evicted if it stays so until %s", cluster, step.Until.UTC().Format(time.RFC3339))
+			add(step, true, false)
+		default:
+			step.Reason, step.Until = ReasonApplicationPreConditionsPending, det.NextCheck
+			step.Message = fmt.Sprintf("the workload is unhealthy on cluster %s, but the policy's preconditions (delaySeconds after the first status, a healthy state seen once) are not met, so no countdown runs", cluster)
+			add(step, true, false)
+		}
+	}
 }

@@ -500,3 +500,67 @@ func TestExplainCommandExitCodes(t *testing.T) {
 		t.Errorf("fleetover-explain --controllers=nonsense: exit %d, stderr %q; want exit %d naming the flag", code, stderr.String(), explainapp.ExitUsage)
 	}
 }
+
+// Story 9, application failover: the workload turns unhealthy on its
+// cluster; the condition says until when its toleration runs, with the
+// countdown's start, and once it ran out the workload is moved.
+func TestStory9ApplicationTolerationIsExplained(t *testing.T) {
+	const toleration = 30
+	events := &eventLog{}
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = newProbes()
+		c.EventRecorder = events
+	})
+	f.start()
+	first, second := f.clusterName("a"), f.clusterName("b")
+	f.createCluster(first, clusterv1alpha1.Push)
+	f.createCluster(second, clusterv1alpha1.Push)
+	f.waitReady(first, metav1.ConditionTrue)
+	f.waitReady(second, metav1.ConditionTrue)
+	f.createTemplate(deployment("api", 1))
+	f.createBinding(&workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "api"},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "api"},
+			Replicas: 1,
+			Clusters: []workv1alpha2.TargetCluster{{Name: first}},
+			Failover: &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+				PurgeMode:          policyv1alpha1.PurgeModeGracefully,
+				GracePeriodSeconds: ptr.To[int32](600),
+			}},
+		},
+	})
+	rb := f.binding("api")
+	f.waitWork(rb, first, true)
+	f.setHealth("api", healthItem(first, "Healthy", nil))
+	f.eventually("settled on the first cluster", func() (bool, string) {
+		a := f.binding("api").Annotations[controllers.ApplicationHealthRecordsAnnotation]
+		return strings.Contains(a, `"settled":true`), a
+	})
+
+	failingSince := f.clock.Now()
+	f.setHealth("api", healthItem(first, "Unhealthy", nil))
+	until := failingSince.Add(toleration * time.Second)
+	c := f.waitCondition("api", metav1.ConditionTrue, controllers.ReasonApplicationTolerationNotExpired)
+	if !strings.Contains(c.Message, first) || !strings.Contains(c.Message, until.UTC().Format(time.RFC3339)) {
+		t.Fatalf("condition message %q does not name the cluster and the end of the toleration (%s)", c.Message, until.UTC().Format(time.RFC3339))
+	}
+	out, code := f.explainCommand(f.ns + "/api")
+	t.Logf("fleetover-explain:\n%s", out)
+	line, held := stepLine(out, controllers.StepApplication)
+	if code != explainapp.ExitHeld || !held || !strings.Contains(line, failingSince.UTC().Format(time.RFC3339)) || !strings.Contains(line, until.UTC().Format(time.RFC3339)) {
+		t.Fatalf("fleetover-explain (exit %d) does not hold the binding at the application's toleration, since %s until %s:\n%s", code, failingSince.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339), out)
+	}
+
+	f.stepTo(until)
+	f.waitBinding("api", "moved to the second cluster", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(clusterNames(rb), []string{second})
+	})
+	f.waitCondition("api", metav1.ConditionTrue, controllers.ReasonWaitingForReplacement)
+	f.stopControllers()
+	want := []string{controllers.ReasonApplicationTolerationNotExpired, controllers.ReasonWaitingForReplacement}
+	if got := f.failoverEvents(events, "api"); !slices.Equal(got, want) {
+		t.Fatalf("Failover events %v, want %v", got, want)
+	}
+}
