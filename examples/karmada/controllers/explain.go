@@ -76,6 +76,10 @@ type ExplanationStep struct {
 	// Until is when it ends by itself; zero when time alone will not end
 	// it.
 	Until time.Time
+	// Passing marks a step a controller is acting on right now (an
+	// eviction due or paced by the fleet's rate, a placement, a task's
+	// removal): it is shown, never written to the condition.
+	Passing bool
 }
 
 // Explanation answers "why is this binding where it is": the chain of
@@ -108,20 +112,20 @@ func (e *Explanation) Held() (ExplanationStep, bool) {
 	return e.Steps[e.Holding], true
 }
 
-// Due reports that the holding step ends now: the controller acting on it
-// (an eviction, a placement, a task removal) is about to change the
+// Passing reports that the holding step is passing: the controller acting
+// on it (an eviction, a placement, a task removal) is about to change the
 // binding, and its write carries the next condition.
-func (e *Explanation) Due(now time.Time) bool {
+func (e *Explanation) Passing() bool {
 	step, held := e.Held()
-	return held && !step.Until.IsZero() && !step.Until.After(now)
+	return held && step.Passing
 }
 
 // condition is the Failover condition the explanation asks for at now. A
-// step that is due now is not written (Keep): the write of the controller
+// passing step is not written (Keep): the write of the controller
 // that acts on it carries the next one, so a passing state costs no write
 // and no event.
 func (e *Explanation) condition(now time.Time) failoverCondition {
-	if e.Due(now) {
+	if e.Passing() {
 		return failoverCondition{Keep: true}
 	}
 	step, held := e.Held()

@@ -142,11 +142,11 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 				step.Message = fmt.Sprintf("taint %s of cluster %s is not tolerated, but every cluster is unhealthy: no eviction while the whole fleet is down (%s)", d.Taint.ToString(), cl.Name, state.Message)
 				add(step, true, false)
 			case when.After(now):
-				step.Reason, step.Until = ReasonEvictionPaced, when
+				step.Reason, step.Until, step.Passing = ReasonEvictionPaced, when, true
 				step.Message = fmt.Sprintf("taint %s of cluster %s is not tolerated; the eviction waits for the fleet's eviction rate until %s", d.Taint.ToString(), cl.Name, when.UTC().Format(time.RFC3339))
 				add(step, true, false)
 			default:
-				step.Reason, step.Until = ReasonEvictionDue, now
+				step.Reason, step.Until, step.Passing = ReasonEvictionDue, now, true
 				step.Message = fmt.Sprintf("taint %s of cluster %s is not tolerated: the workload is evicted from it now", d.Taint.ToString(), cl.Name)
 				add(step, true, false)
 			}
@@ -184,7 +184,7 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 			s.Reason, s.Message = ReasonNoFeasibleCluster, fmt.Sprintf("no new placement for %s: %v", strings.Join(lost, ", "), err)
 			add(s, true, true)
 		case placed:
-			s.Reason, s.Until = ReasonPlacementDue, now
+			s.Reason, s.Until, s.Passing = ReasonPlacementDue, now, true
 			s.Message = fmt.Sprintf("the scheduler places the workload lost on %s now", strings.Join(lost, ", "))
 			add(s, true, false)
 		default:
@@ -213,7 +213,7 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 			Health:          aggregatedHealth(status), OldCopies: old, Now: now,
 		}, cfg.Assess)
 		for _, r := range a.Removed {
-			add(ExplanationStep{Step: StepGracefulEviction, Reason: ReasonGracefulEvictionDone, Until: now,
+			add(ExplanationStep{Step: StepGracefulEviction, Reason: ReasonGracefulEvictionDone, Until: now, Passing: true,
 				Message: fmt.Sprintf("the old copy on cluster %s may go now (%s)", r.Task.FromCluster, r.Reason)}, true, false)
 		}
 		for _, t := range a.Kept {
@@ -319,7 +319,7 @@ func applicationSteps(f *explainFacts, cfg ExplainConfig, now time.Time, add fun
 			step.Message = fmt.Sprintf("the workload is unhealthy on cluster %s, but the application failover controller does not run", cluster)
 			add(step, true, true)
 		case slices.ContainsFunc(det.Evictions, func(e failover.ApplicationEviction) bool { return e.FromCluster == cluster }):
-			step.Reason, step.Until = ReasonApplicationEvictionDue, now
+			step.Reason, step.Until, step.Passing = ReasonApplicationEvictionDue, now, true
 			step.Message = fmt.Sprintf("the workload stayed unhealthy on cluster %s past its toleration: it is evicted now", cluster)
 			add(step, true, false)
 		case r >= 0 && det.Records[r].FailingSince != nil:

@@ -143,6 +143,9 @@ func Print(w io.Writer, ex *controllers.Explanation, now time.Time) error {
 	}
 	if step, held := ex.Held(); held {
 		fmt.Fprintf(w, "held by %s (%s)", step.Step, step.Reason)
+		if step.Passing {
+			fmt.Fprint(w, ", passing: a controller acts on it now")
+		}
 		if !ex.NextChange.IsZero() {
 			fmt.Fprintf(w, "; changes by itself at %s", stamp(ex.NextChange))
 		}
