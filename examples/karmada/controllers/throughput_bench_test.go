@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,7 +45,8 @@ var (
 	evictionBindings = flag.Int("evictions.bindings", 10000, "BenchmarkClusterFailoverEvictions: bindings on the failed cluster")
 	evictionQPS      = flag.Float64("evictions.qps", 0, "BenchmarkClusterFailoverEvictions: rest.Config QPS of the controllers and of the bare loops (0: envtest's)")
 	evictionBurst    = flag.Int("evictions.burst", 0, "BenchmarkClusterFailoverEvictions: rest.Config Burst (0: envtest's)")
-	evictionWorkers  = flag.Int("evictions.workers", 8, "BenchmarkClusterFailoverEvictions: goroutines of the concurrent bare loop")
+	evictionBare     = flag.String("evictions.bare", "1,3,8", "BenchmarkClusterFailoverEvictions: goroutines of each bare loop, comma-separated (empty: none)")
+	evictionWriters  = flag.Int("evictions.writers", 0, "BenchmarkClusterFailoverEvictions: the taint manager's EvictionWorkers (0: its default)")
 	evictionTimeout  = flag.Duration("evictions.timeout", 30*time.Minute, "BenchmarkClusterFailoverEvictions: how long the failover may take")
 )
 
@@ -117,9 +119,10 @@ func (c *evictionCounter) finish(status, spec int64) {
 // It reports, for the same number of bindings and the same client QPS and
 // Burst: evictions/s of the controller (from the taint to the last status
 // write), and evictions/s of a bare client sending the very patch bodies
-// the controller sent (resourceVersion aside) in a loop, once one binding
-// at a time as the taint manager does, once from -evictions.workers
-// goroutines. ns/op is the controller's whole failover.
+// the controller sent (resourceVersion aside) in a loop, from each number
+// of goroutines in -evictions.bare (default 1, 3 and 8; the taint manager
+// writes from -evictions.writers, default DefaultEvictionWorkers, 3), each
+// on fresh bindings. ns/op is the controller's whole failover.
 //
 //	cd examples/karmada
 //	KUBEBUILDER_ASSETS=$(bash ../../hack/kube-assets.sh) go test -run '^$' -bench ClusterFailoverEvictions -benchtime 1x ./controllers/
@@ -135,7 +138,7 @@ func BenchmarkClusterFailoverEvictions(b *testing.B) {
 	if *evictionBurst != 0 {
 		rc.Burst = *evictionBurst
 	}
-	b.Logf("%d bindings; client QPS %g, Burst %d (per client and resource type); bare loop workers %d", n, rc.QPS, rc.Burst, *evictionWorkers)
+	b.Logf("%d bindings; client QPS %g, Burst %d (per client and resource type); bare loops from %s goroutines", n, rc.QPS, rc.Burst, *evictionBare)
 	setup, err := client.New(restConfig, client.Options{Scheme: testScheme})
 	if err != nil {
 		b.Fatal(err)
@@ -144,15 +147,18 @@ func BenchmarkClusterFailoverEvictions(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		run := failoverRun(b, setup, rc, n)
 		b.ReportMetric(run.controller, "evictions/s")
-		b.ReportMetric(run.bareSequential, "bare-sequential-evictions/s")
-		b.ReportMetric(run.bareConcurrent, "bare-concurrent-evictions/s")
+		for _, w := range run.bareWorkers {
+			b.ReportMetric(run.bare[w], fmt.Sprintf("bare-%dw-evictions/s", w))
+		}
 		b.ReportMetric(float64(run.events)/float64(n), "events/eviction")
 	}
 }
 
 type failoverFigures struct {
-	controller, bareSequential, bareConcurrent float64
-	events                                     int64
+	controller  float64
+	events      int64
+	bareWorkers []int
+	bare        map[int]float64 // evictions/s by goroutines
 }
 
 // failoverRun runs one controller failover of n bindings (timed) and the
@@ -181,7 +187,7 @@ func failoverRun(b *testing.B, setup client.Client, rc *rest.Config, n int) fail
 
 	// The controllers' bindings, created before the manager starts so its
 	// cache holds them all when the taint lands.
-	createBindings(b, setup, ns.Name, "rb", failed, n)
+	createBindings(b, setup, ns.Name, "rb", failed, n, true)
 	counter := &evictionCounter{namespace: ns.Name, want: int64(n), done: make(chan struct{})}
 	mrc := rest.CopyConfig(rc)
 	mrc.Wrap(func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter })
@@ -197,16 +203,18 @@ func failoverRun(b *testing.B, setup client.Client, rc *rest.Config, n int) fail
 	mctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() { cancel(); wg.Wait() }()
-	if _, err := controllers.Setup(mctx, mgr, controllers.Config{
+	ctrls, err := controllers.Setup(mctx, mgr, controllers.Config{
 		// The real clock: the benchmark measures wall time, and
 		// controller-runtime's default queues report their metrics.
 		Pacer:       eviction.PacerConfig{Rate: eviction.MaxEvictionRate, Burst: eviction.MaxEvictionBurst},
 		Registerer:  prometheus.NewRegistry(),
 		NamePrefix:  ns.Name + "-",
 		Controllers: []string{"taintManager", "failoverScheduler"},
-	}); err != nil {
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
+	ctrls.TaintManager.EvictionWorkers = *evictionWriters
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -253,9 +261,13 @@ func failoverRun(b *testing.B, setup client.Client, rc *rest.Config, n int) fail
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
-	figures := failoverFigures{controller: float64(n) / elapsed.Seconds(), events: counter.events.Load()}
-	b.Logf("controller: %d evictions (%d spec, %d status writes, %d events) in %v: %.0f evictions/s",
-		n, counter.spec.Load(), counter.status.Load(), figures.events, elapsed.Round(time.Millisecond), figures.controller)
+	figures := failoverFigures{controller: float64(n) / elapsed.Seconds(), events: counter.events.Load(), bare: map[int]float64{}}
+	writers := ctrls.TaintManager.EvictionWorkers
+	if writers <= 0 {
+		writers = controllers.DefaultEvictionWorkers
+	}
+	b.Logf("controller (%d eviction writers): %d evictions (%d spec, %d status writes, %d events) in %v: %.0f evictions/s",
+		writers, n, counter.spec.Load(), counter.status.Load(), figures.events, elapsed.Round(time.Millisecond), figures.controller)
 	cancel()
 	wg.Wait()
 
@@ -266,8 +278,18 @@ func failoverRun(b *testing.B, setup client.Client, rc *rest.Config, n int) fail
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, workers := range []int{1, *evictionWorkers} {
-		bindings := createBindings(b, setup, ns.Name, fmt.Sprintf("bare%d", workers), failed, n)
+	for _, w := range strings.Split(*evictionBare, ",") {
+		if w = strings.TrimSpace(w); w == "" {
+			continue
+		}
+		workers, err := strconv.Atoi(w)
+		if err != nil || workers < 1 {
+			b.Fatalf("-evictions.bare: %q is no number of goroutines", w)
+		}
+		figures.bareWorkers = append(figures.bareWorkers, workers)
+	}
+	for _, workers := range figures.bareWorkers {
+		bindings := createBindings(b, setup, ns.Name, fmt.Sprintf("bare%d", workers), failed, n, false)
 		start := time.Now()
 		parallel(b, workers, len(bindings), func(i int) error {
 			return bareEviction(ctx, bare, bindings[i], specBody, statusBody)
@@ -275,18 +297,16 @@ func failoverRun(b *testing.B, setup client.Client, rc *rest.Config, n int) fail
 		elapsed := time.Since(start)
 		rate := float64(n) / elapsed.Seconds()
 		b.Logf("bare loop, %d goroutine(s): %d evictions (2 writes each) in %v: %.0f evictions/s", workers, n, elapsed.Round(time.Millisecond), rate)
-		if workers == 1 {
-			figures.bareSequential = rate
-		} else {
-			figures.bareConcurrent = rate
-		}
+		figures.bare[workers] = rate
 	}
 	return figures
 }
 
 // createBindings creates n ResourceBindings placed on cluster, from 16
-// goroutines, and returns them as created.
-func createBindings(b *testing.B, c client.Client, namespace, prefix, cluster string, n int) []*workv1alpha2.ResourceBinding {
+// goroutines, and returns them as created. scheduled also writes their
+// status as the scheduler would have (no running scheduler sees the bare
+// loops' bindings).
+func createBindings(b *testing.B, c client.Client, namespace, prefix, cluster string, n int, scheduled bool) []*workv1alpha2.ResourceBinding {
 	out := make([]*workv1alpha2.ResourceBinding, n)
 	parallel(b, 16, n, func(i int) error {
 		rb := &workv1alpha2.ResourceBinding{
@@ -298,7 +318,7 @@ func createBindings(b *testing.B, c client.Client, namespace, prefix, cluster st
 			},
 		}
 		out[i] = rb
-		if err := c.Create(context.Background(), rb); err != nil {
+		if err := c.Create(context.Background(), rb); err != nil || !scheduled {
 			return err
 		}
 		// Scheduled: the scheduler has seen this generation.
