@@ -37,13 +37,15 @@ import (
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
-// Flags of BenchmarkClusterFailoverEvictions. The client's rate limiter is
-// per resource type and per client: QPS and Burst of rest.Config, which
-// envtest sets to 1000 and 2000 and ctrl.GetConfig (the binary) to 20 and
-// 30 when the kubeconfig leaves them unset.
+// Flags of BenchmarkClusterFailoverEvictions. The client-side rate limiter
+// is QPS and Burst of rest.Config, one token bucket per REST client
+// (controller-runtime makes one per resource type): envtest's config has
+// 1000 and 2000; ctrl.GetConfig (the binary) turns the limiter off (QPS -1)
+// when the kubeconfig sets no QPS, leaving the API server's priority and
+// fairness to pace the writes.
 var (
 	evictionBindings = flag.Int("evictions.bindings", 10000, "BenchmarkClusterFailoverEvictions: bindings on the failed cluster")
-	evictionQPS      = flag.Float64("evictions.qps", 0, "BenchmarkClusterFailoverEvictions: rest.Config QPS of the controllers and of the bare loops (0: envtest's)")
+	evictionQPS      = flag.Float64("evictions.qps", 0, "BenchmarkClusterFailoverEvictions: rest.Config QPS of the controllers and of the bare loops (0: envtest's; -1: no client-side limit)")
 	evictionBurst    = flag.Int("evictions.burst", 0, "BenchmarkClusterFailoverEvictions: rest.Config Burst (0: envtest's)")
 	evictionBare     = flag.String("evictions.bare", "1,3,8", "BenchmarkClusterFailoverEvictions: goroutines of each bare loop, comma-separated (empty: none)")
 	evictionWriters  = flag.Int("evictions.writers", 0, "BenchmarkClusterFailoverEvictions: the taint manager's EvictionWorkers (0: its default)")
