@@ -17,6 +17,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -121,7 +122,8 @@ func (c *evictionCounter) finish(status, spec int64) {
 // It reports, for the same number of bindings and the same client QPS and
 // Burst: evictions/s of the controller (from the taint to the last status
 // write), and evictions/s of a bare client sending the very patch bodies
-// the controller sent (resourceVersion aside) in a loop, from each number
+// the controller sent (resourceVersion aside) and the event it posted, in a
+// loop, from each number
 // of goroutines in -evictions.bare (default 1, 3 and 8; the taint manager
 // writes from -evictions.writers, default DefaultEvictionWorkers, 3), each
 // on fresh bindings. ns/op is the controller's whole failover.
@@ -298,7 +300,7 @@ func failoverRun(b *testing.B, setup client.Client, rc *rest.Config, n int) fail
 		})
 		elapsed := time.Since(start)
 		rate := float64(n) / elapsed.Seconds()
-		b.Logf("bare loop, %d goroutine(s): %d evictions (2 writes each) in %v: %.0f evictions/s", workers, n, elapsed.Round(time.Millisecond), rate)
+		b.Logf("bare loop, %d goroutine(s): %d evictions (spec, status, event) in %v: %.0f evictions/s", workers, n, elapsed.Round(time.Millisecond), rate)
 		figures.bare[workers] = rate
 	}
 	return figures
@@ -366,8 +368,9 @@ func queueDone(b *testing.B, name string, adds int) bool {
 
 // bareEviction sends the controller's two patch bodies to rb, each with the
 // resourceVersion of the object it patches, as the controller's optimistic
-// lock does.
+// lock does, then posts an event about rb like the controller's.
 func bareEviction(ctx context.Context, c client.Client, rb *workv1alpha2.ResourceBinding, specBody, statusBody []byte) error {
+	failed := rb.Spec.Clusters[0].Name
 	body, err := withResourceVersion(specBody, rb.ResourceVersion)
 	if err != nil {
 		return err
@@ -378,7 +381,35 @@ func bareEviction(ctx context.Context, c client.Client, rb *workv1alpha2.Resourc
 	if body, err = withResourceVersion(statusBody, rb.ResourceVersion); err != nil {
 		return err
 	}
-	return c.Status().Patch(ctx, rb, client.RawPatch(types.MergePatchType, body))
+	if err := c.Status().Patch(ctx, rb, client.RawPatch(types.MergePatchType, body)); err != nil {
+		return err
+	}
+	// The event the taint manager records (its recorder sends it as
+	// protobuf; this one goes as JSON).
+	event := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "events.k8s.io/v1",
+		"kind":       "Event",
+		"metadata": map[string]any{
+			"namespace": rb.Namespace,
+			"name":      rb.Name + "." + strconv.FormatInt(time.Now().UnixNano(), 16),
+		},
+		"eventTime":           metav1.NewMicroTime(time.Now()).Format("2006-01-02T15:04:05.000000Z07:00"),
+		"reportingController": "fleetover",
+		"reportingInstance":   "fleetover-bench",
+		"action":              eviction.ReasonTaintUntolerated,
+		"reason":              eviction.ReasonTaintUntolerated,
+		"type":                corev1.EventTypeWarning,
+		"note":                "evicted from cluster " + failed + ": cluster taint maintenance:NoExecute is not tolerated",
+		"regarding": map[string]any{
+			"apiVersion":      "work.karmada.io/v1alpha2",
+			"kind":            "ResourceBinding",
+			"namespace":       rb.Namespace,
+			"name":            rb.Name,
+			"uid":             string(rb.UID),
+			"resourceVersion": rb.ResourceVersion,
+		},
+	}}
+	return c.Create(ctx, event)
 }
 
 func withResourceVersion(patch []byte, rv string) ([]byte, error) {
