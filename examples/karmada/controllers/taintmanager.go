@@ -141,6 +141,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 	if writers <= 0 {
 		writers = DefaultEvictionWorkers
 	}
+	writers = min(writers, len(plan.Evict))
 	admitted := make(chan failover.ClusterEviction)
 	failed := make(chan error, writers)
 	stop := make(chan struct{})
