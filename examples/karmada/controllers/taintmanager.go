@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -59,7 +60,16 @@ type TaintManager struct {
 	// placement to it. A placement that finds no cluster is left to the
 	// scheduler, which reports why and looks again.
 	InlineScheduling bool
+	// EvictionWorkers is how many evictions of one reconcile are written at
+	// once; 0 is DefaultEvictionWorkers. Each eviction is its own binding's
+	// writes, so they need not wait for each other; the pacer still admits
+	// them one by one, in the planner's order.
+	EvictionWorkers int
 }
+
+// DefaultEvictionWorkers is the taint manager's default EvictionWorkers:
+// Karmada's taint manager also evicts from 3 workers per binding kind.
+const DefaultEvictionWorkers = 3
 
 // SetupWithManager registers the taint manager.
 func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
@@ -127,6 +137,33 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
 		}
 	}
+	// The pacer admits the evictions in the planner's order, each when a
+	// writer is free to take it; the writes of different bindings do not
+	// wait for each other.
+	writers := m.EvictionWorkers
+	if writers <= 0 {
+		writers = DefaultEvictionWorkers
+	}
+	writers = min(writers, len(plan.Evict))
+	admitted := make(chan failover.ClusterEviction)
+	failed := make(chan error, writers)
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev := range admitted {
+				if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, fleet, cluster.Name, ev); err != nil {
+					failed <- err
+					stopOnce.Do(func() { close(stop) })
+					return
+				}
+			}
+		}()
+	}
+	stopped := false
 	for _, ev := range plan.Evict {
 		if !m.Pacer.TryAccept(clusterZone(cluster)) {
 			// Out of budget (or stopped in a full disruption): look again
@@ -137,9 +174,23 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			}
 			break
 		}
-		if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, fleet, cluster.Name, ev); err != nil {
-			return reconcile.Result{}, err
+		select {
+		case admitted <- ev:
+		case <-stop:
+			// A write failed: this admitted eviction and the rest wait
+			// for the retry of the whole reconcile.
+			stopped = true
 		}
+		if stopped {
+			break
+		}
+	}
+	close(admitted)
+	wg.Wait()
+	select {
+	case err := <-failed:
+		return reconcile.Result{}, err
+	default:
 	}
 	return m.Schedule.Result(req.NamespacedName, now, next), nil
 }
