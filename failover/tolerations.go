@@ -2,6 +2,7 @@ package failover
 
 import (
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -168,16 +169,94 @@ func EvaluateTolerations(taints []corev1.Taint, tolerations []corev1.Toleration,
 //
 // Evaluate does not allocate and does not keep its arguments.
 func (o TolerationOptions) Evaluate(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
-	// Work in remaining durations and turn the earliest into a time only
-	// once.
-	var d TolerationDecision
-	var earliest time.Duration
-	unstamped := false
+	if len(taints) > 64 {
+		return o.evaluateMany(taints, tolerations, now)
+	}
+	// The NoExecute taints, as a bit set: their effect is compared once,
+	// and the loops below visit only them.
+	var noExecute uint64
+	for i := range taints {
+		if taints[i].Effect == corev1.TaintEffectNoExecute {
+			noExecute |= 1 << i
+		}
+	}
+	if noExecute == 0 {
+		return TolerationDecision{}
+	}
+	// The state lives in locals, not in a TolerationDecision: a struct of
+	// six fields stays in memory, and writing it field by field then
+	// returning it stalled on store forwarding. Remaining durations are
+	// worked out from now's Unix seconds, read once, and turned into a time
+	// only at the end.
+	var (
+		earliest    time.Duration
+		earliestT   *corev1.Taint
+		earliestTol *corev1.Toleration
+		unstamped   bool
+	)
+	nowSec, nowNsec := now.Unix(), int64(now.Nanosecond())
+	for rest := noExecute; rest != 0; rest &= rest - 1 {
+		i := bits.TrailingZeros64(rest)
+		j := -1
+		for m := range tolerations {
+			tol := &tolerations[m]
+			if matchesNoExecuteKey(tol, &taints[i]) &&
+				(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, &taints[i], o.EnableComparisonOperators)) {
+				j = m
+				break
+			}
+		}
+		if j < 0 {
+			return TolerationDecision{Action: EvictNow, At: now, Taint: &taints[i]}
+		}
+		tol := &tolerations[j]
+		if tol.TolerationSeconds == nil {
+			continue
+		}
+		secs := *tol.TolerationSeconds
+		for others := noExecute; others != 0; others &= others - 1 {
+			k := bits.TrailingZeros64(others)
+			taint := &taints[k]
+			if k != i && !(matchesNoExecuteKey(tol, taint) &&
+				(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, taint, o.EnableComparisonOperators))) {
+				continue
+			}
+			var remaining time.Duration
+			if taint.TimeAdded == nil || taint.TimeAdded.IsZero() {
+				unstamped = true // a missing TimeAdded counts as now
+				remaining = remainingUntil(nowSec, nowNsec, secs, nowSec, nowNsec)
+			} else {
+				added := &taint.TimeAdded.Time
+				remaining = remainingUntil(added.Unix(), int64(added.Nanosecond()), secs, nowSec, nowNsec)
+			}
+			if remaining <= 0 {
+				return TolerationDecision{Action: EvictNow, At: now, Taint: taint, Toleration: tol}
+			}
+			if earliestT == nil || remaining < earliest {
+				earliest, earliestT, earliestTol = remaining, taint, tol
+			}
+		}
+	}
+	if earliestT == nil {
+		return TolerationDecision{}
+	}
+	return TolerationDecision{Action: EvictAfter, At: now.Add(earliest), After: earliest, Taint: earliestT, Toleration: earliestTol, Unstamped: unstamped}
+}
+
+// evaluateMany is Evaluate for more taints than a bit set holds.
+func (o TolerationOptions) evaluateMany(taints []corev1.Taint, tolerations []corev1.Toleration, now time.Time) TolerationDecision {
+	var (
+		earliest    time.Duration
+		earliestT   *corev1.Taint
+		earliestTol *corev1.Toleration
+		unstamped   bool
+	)
+	nowSec, nowNsec := now.Unix(), int64(now.Nanosecond())
 	for i := range taints {
 		if taints[i].Effect != corev1.TaintEffectNoExecute {
 			continue
 		}
-		j := o.FirstTolerating(tolerations, &taints[i])
+		j := o.firstToleratingNoExecute(tolerations, &taints[i])
 		if j < 0 {
 			return TolerationDecision{Action: EvictNow, At: now, Taint: &taints[i]}
 		}
@@ -188,28 +267,29 @@ func (o TolerationOptions) Evaluate(taints []corev1.Taint, tolerations []corev1.
 		secs := *tol.TolerationSeconds
 		for k := range taints {
 			taint := &taints[k]
-			if taint.Effect != corev1.TaintEffectNoExecute || (k != i && !o.tolerates(tol, taint)) {
+			if taint.Effect != corev1.TaintEffectNoExecute || (k != i && !o.toleratesNoExecute(tol, taint)) {
 				continue
 			}
-			added := now // a missing TimeAdded counts as now
+			var remaining time.Duration
 			if taint.TimeAdded == nil || taint.TimeAdded.IsZero() {
-				unstamped = true
+				unstamped = true // a missing TimeAdded counts as now
+				remaining = remainingUntil(nowSec, nowNsec, secs, nowSec, nowNsec)
 			} else {
-				added = taint.TimeAdded.Time
+				added := &taint.TimeAdded.Time
+				remaining = remainingUntil(added.Unix(), int64(added.Nanosecond()), secs, nowSec, nowNsec)
 			}
-			remaining := remainingUntil(added, secs, now)
 			if remaining <= 0 {
 				return TolerationDecision{Action: EvictNow, At: now, Taint: taint, Toleration: tol}
 			}
-			if d.Taint == nil || remaining < earliest {
-				earliest, d.Taint, d.Toleration = remaining, taint, tol
+			if earliestT == nil || remaining < earliest {
+				earliest, earliestT, earliestTol = remaining, taint, tol
 			}
 		}
 	}
-	if d.Taint != nil {
-		d.Action, d.After, d.At, d.Unstamped = EvictAfter, earliest, now.Add(earliest), unstamped
+	if earliestT == nil {
+		return TolerationDecision{}
 	}
-	return d
+	return TolerationDecision{Action: EvictAfter, At: now.Add(earliest), After: earliest, Taint: earliestT, Toleration: earliestTol, Unstamped: unstamped}
 }
 
 // FirstTolerating returns the index of the first toleration that tolerates
@@ -229,22 +309,55 @@ func (o TolerationOptions) FirstTolerating(tolerations []corev1.Toleration, tain
 // because this runs for every binding of a failed cluster and most
 // tolerations are ruled out or accepted by them.
 func (o TolerationOptions) tolerates(tol *corev1.Toleration, taint *corev1.Taint) bool {
-	if tol.Effect != "" && tol.Effect != taint.Effect {
-		return false
+	return (len(tol.Effect) == 0 || tol.Effect == taint.Effect) &&
+		(len(tol.Key) == 0 || tol.Key == taint.Key) &&
+		(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, taint, o.EnableComparisonOperators))
+}
+
+// firstToleratingNoExecute is FirstTolerating for a taint known to be
+// NoExecute.
+func (o TolerationOptions) firstToleratingNoExecute(tolerations []corev1.Toleration, taint *corev1.Taint) int {
+	for j := range tolerations {
+		tol := &tolerations[j]
+		if matchesNoExecuteKey(tol, taint) &&
+			(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, taint, o.EnableComparisonOperators)) {
+			return j
+		}
 	}
-	if tol.Key != "" && tol.Key != taint.Key {
-		return false
-	}
-	return tol.Operator == corev1.TolerationOpExists || tol.ToleratesTaint(logr.Discard(), taint, o.EnableComparisonOperators)
+	return -1
+}
+
+// toleratesNoExecute is tolerates for a taint known to be NoExecute.
+func (o TolerationOptions) toleratesNoExecute(tol *corev1.Toleration, taint *corev1.Taint) bool {
+	return matchesNoExecuteKey(tol, taint) &&
+		(tol.Operator == corev1.TolerationOpExists || toleratesValue(tol, taint, o.EnableComparisonOperators))
+}
+
+// matchesNoExecuteKey is the effect and key steps of tolerates for a taint
+// known to be NoExecute: the effect is compared with a constant, which the
+// compiler does inline, and the whole stays small enough to inline.
+func matchesNoExecuteKey(tol *corev1.Toleration, taint *corev1.Taint) bool {
+	return (len(tol.Effect) == 0 || tol.Effect == corev1.TaintEffectNoExecute) &&
+		(len(tol.Key) == 0 || tol.Key == taint.Key)
+}
+
+// toleratesValue is the rest of corev1.Toleration.ToleratesTaint (Equal,
+// Lt, Gt, unknown operators), out of line so that the checks before it
+// inline.
+//
+//go:noinline
+func toleratesValue(tol *corev1.Toleration, taint *corev1.Taint, enableComparisonOperators bool) bool {
+	return tol.ToleratesTaint(logr.Discard(), taint, enableComparisonOperators)
 }
 
 // remainingUntil returns added + secs - now, saturating at the longest and
-// shortest time.Duration. It works on Unix seconds rather than through
-// time.Time.Sub and Add, which took a third of the evaluation: taint times
-// come from the API and carry no monotonic reading.
-func remainingUntil(added time.Time, secs int64, now time.Time) time.Duration {
+// shortest time.Duration, with both times as Unix seconds and nanoseconds.
+// It works on those rather than through time.Time.Sub and Add, which took a
+// third of the evaluation: taint times come from the API and carry no
+// monotonic reading.
+func remainingUntil(addedSec, addedNsec, secs, nowSec, nowNsec int64) time.Duration {
 	const limit = math.MaxInt64/int64(time.Second) - 1
-	diff := added.Unix() - now.Unix()
+	diff := addedSec - nowSec
 	switch {
 	case secs > 0 && diff > math.MaxInt64-secs:
 		return time.Duration(math.MaxInt64)
@@ -255,7 +368,7 @@ func remainingUntil(added time.Time, secs int64, now time.Time) time.Duration {
 	case diff+secs < -limit:
 		return time.Duration(math.MinInt64)
 	}
-	return time.Duration(diff+secs)*time.Second + time.Duration(added.Nanosecond()-now.Nanosecond())
+	return time.Duration(diff+secs)*time.Second + time.Duration(addedNsec-nowNsec)
 }
 
 func secondsOrDefault(v *int64) *int64 {

@@ -99,10 +99,33 @@ func BenchmarkExtractFlinkStatus(b *testing.B) {
 		}
 		b.ReportAllocs()
 		b.SetBytes(int64(len(status)))
+		cpu := startCPU()
 		for b.Loop() {
 			if _, err := rules.ExtractFromJSON(status); err != nil {
 				b.Fatal(err)
 			}
+		}
+		cpu.report(b)
+	})
+	// A caller that extracts for many workloads reuses one result map.
+	b.Run("ExtractFromJSONInto", func(b *testing.B) {
+		rules, err := Compile(benchFlinkRules)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := make(map[string]string, len(benchFlinkRules))
+		b.ReportAllocs()
+		b.SetBytes(int64(len(status)))
+		cpu := startCPU()
+		for b.Loop() {
+			clear(out)
+			if err := rules.ExtractFromJSONInto(out, status); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cpu.report(b)
+		if len(out) != 2 {
+			b.Fatalf("got %v", out)
 		}
 	})
 	b.Run("ExtractFromUnstructured", func(b *testing.B) {

@@ -25,6 +25,30 @@ func ExampleCompile() {
 	// invalid state preservation rules: rules[0].jsonPath: Invalid value: ".jobStatus.jobId": template has no {...} action: without braces JSONPath prints the text literally; write it as "{ .field }"
 }
 
+// A controller that extracts for many workloads reuses one map.
+func ExampleRules_ExtractFromJSONInto() {
+	rules, err := preservation.Compile([]preservation.StatePreservationRule{
+		{AliasLabelName: "failover.example.io/job-id", JSONPath: "{ .jobStatus.jobId }"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	state := map[string]string{}
+	for _, status := range []string{
+		`{"jobStatus":{"jobId":"e6fdb5c0997c11b0c62d796b3df25e86"}}`,
+		`{"jobStatus":{"jobId":"0a1b2c3d4e5f60718293a4b5c6d7e8f9"}}`,
+		`{"jobStatus":`,
+	} {
+		clear(state)
+		err := rules.ExtractFromJSONInto(state, []byte(status))
+		fmt.Println(state, err != nil)
+	}
+	// Output:
+	// map[failover.example.io/job-id:e6fdb5c0997c11b0c62d796b3df25e86] false
+	// map[failover.example.io/job-id:0a1b2c3d4e5f60718293a4b5c6d7e8f9] false
+	// map[] true
+}
+
 func ExampleRules_ExtractFromJSON() {
 	rules, err := preservation.Compile([]preservation.StatePreservationRule{
 		{AliasLabelName: "failover.example.io/job-id", JSONPath: "{ .jobStatus.jobId }"},

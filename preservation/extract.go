@@ -96,19 +96,88 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 		return nil, nil
 	}
 	o := buildOptions(opts)
-	if len(status) > o.budget.MaxStatusBytes {
-		return nil, fmt.Errorf("%w: status is %d bytes, more than the budget's MaxStatusBytes (%d)", ErrBudgetExceeded, len(status), o.budget.MaxStatusBytes)
-	}
 	if !r.allChains {
-		var decoded map[string]any
-		if len(status) > 0 {
-			if err := decodeJSON(status, &decoded, o.float64Numbers); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalidStatus, err)
-			}
-		}
-		return r.extractDecoded(decoded, o)
+		return r.extractDecodedJSON(status, o)
 	}
+	var stack [smallRuleCount]extracted
+	values, err := r.extractChains(status, o, stack[:0])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(values))
+	for i := range values {
+		if values[i].present {
+			out[r.rules[i].alias] = values[i].value
+		}
+	}
+	return out, nil
+}
 
+// ExtractFromJSONInto is ExtractFromJSON writing into out instead of a new
+// map: on success every extracted rule's aliasLabelName is set in out and
+// other keys are left as they are; on failure out is unchanged. A caller
+// that extracts for many workloads can clear and reuse one map and save
+// its allocations: with rules that are plain field chains selecting plain
+// strings, an extraction then allocates once, for the values. out must not
+// be nil unless there are no rules.
+func (r *Rules) ExtractFromJSONInto(out map[string]string, status []byte, opts ...ExtractOption) error {
+	if r.Len() == 0 {
+		return nil
+	}
+	if out == nil {
+		return errors.New("ExtractFromJSONInto: out is a nil map")
+	}
+	o := buildOptions(opts)
+	if !r.allChains {
+		m, err := r.extractDecodedJSON(status, o)
+		for k, v := range m {
+			out[k] = v
+		}
+		return err
+	}
+	var stack [smallRuleCount]extracted
+	values, err := r.extractChains(status, o, stack[:0])
+	if err != nil {
+		return err
+	}
+	for i := range values {
+		if values[i].present {
+			out[r.rules[i].alias] = values[i].value
+		}
+	}
+	return nil
+}
+
+// extracted is one rule's outcome before it goes into a result map.
+type extracted struct {
+	value   string
+	present bool
+}
+
+// extractDecodedJSON decodes status once and runs every rule on the map.
+func (r *Rules) extractDecodedJSON(status []byte, o extractOptions) (map[string]string, error) {
+	if len(status) > o.budget.MaxStatusBytes {
+		return nil, statusTooLong(len(status), o)
+	}
+	var decoded map[string]any
+	if len(status) > 0 {
+		if err := decodeJSON(status, &decoded, o.float64Numbers); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidStatus, err)
+		}
+	}
+	return r.extractDecoded(decoded, o)
+}
+
+func statusTooLong(n int, o extractOptions) error {
+	return fmt.Errorf("%w: status is %d bytes, more than the budget's MaxStatusBytes (%d)", ErrBudgetExceeded, n, o.budget.MaxStatusBytes)
+}
+
+// extractChains runs rules that are all plain chains with one scan of
+// status and appends one outcome per rule to values.
+func (r *Rules) extractChains(status []byte, o extractOptions, values []extracted) ([]extracted, error) {
+	if len(status) > o.budget.MaxStatusBytes {
+		return nil, statusTooLong(len(status), o)
+	}
 	var stack [smallRuleCount]chainResult
 	var results []chainResult
 	if len(r.rules) <= smallRuleCount {
@@ -122,27 +191,35 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 	}
 	// Values that are plain strings (the common case: ids, states, paths)
 	// are copied into one string and sliced from it: one allocation for
-	// all of them instead of one each.
+	// all of them instead of one each. plain remembers which results are
+	// such strings, so that each is checked once.
+	var plainStack [smallRuleCount]bool
+	plain := plainStack[:0]
+	if len(results) > smallRuleCount {
+		plain = make([]bool, 0, len(results))
+	}
 	total := 0
 	for i := range results {
-		if raw := results[i].raw(status); raw != nil {
-			total += len(raw)
-		}
+		raw := results[i].raw(status)
+		plain = append(plain, raw != nil)
+		total += len(raw)
 	}
 	var shared string
 	if total > 0 {
 		var b strings.Builder
 		b.Grow(total)
 		for i := range results {
-			b.Write(results[i].raw(status))
+			if plain[i] {
+				b.Write(status[results[i].start+1 : results[i].end-1])
+			}
 		}
 		shared = b.String()
 	}
-	out := make(map[string]string, len(r.rules))
 	var errs []error
 	for i := range r.rules {
 		cr := &r.rules[i]
 		res := &results[i]
+		values = append(values, extracted{})
 		if !res.found {
 			errs = cr.missing(res.matched, o, errs)
 			continue
@@ -151,21 +228,25 @@ func (r *Rules) ExtractFromJSON(status []byte, opts ...ExtractOption) (map[strin
 			value string
 			err   error
 		)
-		if raw := res.raw(status); raw != nil {
-			value, shared = shared[:len(raw)], shared[len(raw):]
+		if plain[i] {
+			n := res.end - res.start - 2
+			value, shared = shared[:n], shared[n:]
 		} else {
 			value, err = printRaw(status[res.start:res.end], o.float64Numbers)
+		}
+		if err == nil {
+			value, err = labelValue(value, o)
 		}
 		if err != nil {
 			errs = append(errs, cr.fail(err))
 			continue
 		}
-		errs = cr.store(out, value, o, errs)
+		values[len(values)-1] = extracted{value: value, present: true}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return out, nil
+	return values, nil
 }
 
 // ExtractFromUnstructured extracts the state the rules select from a
@@ -302,14 +383,24 @@ func statusPath(chain []string) string {
 }
 
 func (cr *compiledRule) store(out map[string]string, value string, o extractOptions, errs []error) []error {
-	if !isLabelValue(value) {
-		if !o.encode {
-			return append(errs, cr.fail(labelValueError(value)))
-		}
-		value = EncodeLabelValue(value)
+	value, err := labelValue(value, o)
+	if err != nil {
+		return append(errs, cr.fail(err))
 	}
 	out[cr.alias] = value
 	return errs
+}
+
+// labelValue returns value when it is a valid label value, its encoding
+// when the options ask for one, and an error otherwise.
+func labelValue(value string, o extractOptions) (string, error) {
+	if isLabelValue(value) {
+		return value, nil
+	}
+	if !o.encode {
+		return "", labelValueError(value)
+	}
+	return EncodeLabelValue(value), nil
 }
 
 func (cr *compiledRule) fail(err error) error {

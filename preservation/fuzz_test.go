@@ -112,8 +112,10 @@ func FuzzExtractFromJSON(f *testing.F) {
 		for _, opts := range [][]ExtractOption{nil, {AllowMissing()}, {EncodeInvalidValues(), AllowMissing()}} {
 			got, err := chainRules.ExtractFromJSON(status, opts...)
 			checkExtraction(t, chains, got, err)
+			checkInto(t, chainRules, status, opts, got, err)
 			got, err = mixedRules.ExtractFromJSON(status, opts...)
 			checkExtraction(t, mixed, got, err)
+			checkInto(t, mixedRules, status, opts, got, err)
 		}
 	})
 }

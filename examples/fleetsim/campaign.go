@@ -36,6 +36,10 @@ type CampaignConfig struct {
 	// it in errors.
 	Fleet     []byte
 	FleetFile string
+	// Rewrite, when set, edits each schedule's scenario before it runs
+	// (a -fleet campaign puts back the faults standing for the export's
+	// state).
+	Rewrite func(data []byte) ([]byte, error)
 }
 
 // CampaignResult is what a campaign found.
@@ -90,6 +94,9 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 					data, err = WithRandomFaults(cfg.Fleet, base, seed, cfg.Duration)
 				} else {
 					data = RandomScenario(seed, cfg.Duration)
+				}
+				if err == nil && cfg.Rewrite != nil {
+					data, err = cfg.Rewrite(data)
 				}
 				if err != nil {
 					o.err = err
@@ -419,7 +426,24 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 	}
 	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed}
 	fleet := "random fleets"
-	if cfg.scenario != "" {
+	if cfg.fleet != "" {
+		run, err := loadFleetRun(cfg.fleet, cfg.scenario)
+		if err == nil {
+			_, err = run.scenario()
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "fleetsim:", err)
+			return 2
+		}
+		run.DefaultFault = "" // the random faults replace it
+		if cfg.output == "json" {
+			run.printFindings(stderr)
+		} else {
+			run.printFindings(stdout)
+		}
+		cc.Fleet, cc.FleetFile, cc.Rewrite = run.Data, run.Label, run.withStandingFaults
+		fleet = "the " + run.Label
+	} else if cfg.scenario != "" {
 		data, err := readScenarioFile(cfg.scenario)
 		if err != nil {
 			fmt.Fprintln(stderr, "fleetsim:", err)
@@ -466,6 +490,9 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		}
 	} else {
 		replay := fmt.Sprintf("-campaign 1 -seed %d", res.Violations[0].Seed)
+		if cfg.fleet != "" {
+			replay += " -fleet " + cfg.fleet
+		}
 		if cfg.scenario != "" {
 			replay += " -scenario " + cfg.scenario
 		}

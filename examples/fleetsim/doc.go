@@ -8,6 +8,8 @@
 //	go run ./examples/fleetsim -scenario my.yaml -report out/
 //	go run ./examples/fleetsim -campaign 1000       # randomized fault schedules
 //	go run ./examples/fleetsim -scale               # 1,000 clusters, 1,000,000 workloads
+//	go run ./examples/fleetsim -fleet examples/fleetsim/testdata/karmada-export
+//	                                                # start from a Karmada export
 //
 // What belongs here: the simulation engine (a fake clock stepped by the
 // scenario's step, ground truth for clusters and copies, the controllers'
@@ -24,7 +26,8 @@
 // failover; evict.go an eviction; targets.go writing a placement;
 // dispatch.go dispatch with state injection; gracefuleviction.go the
 // graceful eviction controller; member.go the copies on member clusters;
-// restart.go a controller restart.
+// restart.go a controller restart. fleet.go makes a Karmada export, read
+// by the karmadafleet package, into a scenario.
 //
 // Guarantees: a run is a pure function of the scenario and the seed (the
 // same timeline every time); nothing reads the wall clock except the

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -101,6 +102,10 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	for i, cs := range sc.Clusters {
 		c := &cluster{idx: i, name: cs.Name, zone: cs.Zone, pull: cs.SyncMode == "Pull"}
 		c.cond = metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "ClusterReady", LastTransitionTime: metav1.NewTime(now)}
+		for _, t := range cs.Taints {
+			c.taints = append(c.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+		}
+		c.taintsDue = len(c.taints) > 0
 		e.clusters = append(e.clusters, c)
 		e.byName[c.name] = c
 	}
@@ -111,10 +116,25 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 		}
 		e.workloads = append(e.workloads, w)
 		e.wByName[w.name()] = w
+		e.startEvictions(w)
 	}
 	e.faults = expandFaults(sc)
 	// Initial placement and dispatch: the fleet is healthy at time zero.
+	// A workload placed already (a binding's spec.clusters) starts there.
 	for _, w := range e.workloads {
+		if len(w.spec.Clusters) > 0 {
+			start := make([]eviction.TargetCluster, 0, len(w.spec.Clusters))
+			for _, t := range w.spec.Clusters {
+				r := int32(0)
+				if w.divided {
+					if r = t.Replicas; r == 0 {
+						continue
+					}
+				}
+				start = append(start, eviction.TargetCluster{Name: t.Name, Replicas: r})
+			}
+			e.setTargets(w, start)
+		}
 		e.schedule(w)
 		e.dispatch(w)
 		for ci, cp := range w.copies {
@@ -195,5 +215,31 @@ func (e *Engine) Step() {
 	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(e.step, e.steps)
+	}
+}
+
+// startEvictions puts w's evictions in flight at the start (a binding's
+// gracefulEvictionTasks) on its binding, with the old copy each leaves
+// behind. The graceful eviction controller stamps each task when it first
+// sees it, so every grace period counts from the start of the run.
+func (e *Engine) startEvictions(w *workload) {
+	for _, spec := range w.spec.EvictionTasks {
+		t := *spec.DeepCopy()
+		t.CreationTimestamp = nil
+		w.tasks = append(w.tasks, t)
+		r := w.spec.Replicas
+		if w.divided && t.Replicas != nil {
+			r = *t.Replicas
+		}
+		if r == 0 {
+			continue
+		}
+		cp := &copyState{replicas: r, created: e.Now()}
+		// The old copy runs the job its preserved state names.
+		cp.jobID = e.jobIDFor(w, t.PreservedLabelState)
+		if w.origJob == "" {
+			w.origJob = cp.jobID
+		}
+		w.copies[e.byName[t.FromCluster].idx] = cp
 	}
 }

@@ -17,6 +17,7 @@ var embeddedScenario []byte
 // config is the parsed command line.
 type config struct {
 	scenario  string
+	fleet     string
 	report    string
 	seed      int64
 	campaign  int
@@ -74,7 +75,7 @@ func validateFlags(cfg config, set map[string]bool) error {
 		}
 	}
 	if cfg.scale {
-		for _, name := range []string{"campaign", "scenario", "report", "quiet", "progress"} {
+		for _, name := range []string{"campaign", "scenario", "fleet", "report", "quiet", "progress"} {
 			if set[name] {
 				bad("-%s: does nothing with -scale (the scale wave builds its own fleet and prints figures only)", name)
 			}
@@ -88,6 +89,9 @@ func validateFlags(cfg config, set map[string]bool) error {
 		if cfg.failPct < 1 || cfg.failPct > 100 {
 			bad("-fail-percent: must be between 1 and 100, got %d", cfg.failPct)
 		}
+	}
+	if set["fleet"] && cfg.fleet == "" {
+		bad("-fleet: names a file or directory of Karmada objects")
 	}
 	if cfg.output != "text" && cfg.output != "json" {
 		bad("-o: must be text or json, got %q", cfg.output)
@@ -121,9 +125,10 @@ func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool
 	fs := flag.NewFlagSet("fleetsim", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.scenario, "scenario", "", "YAML scenario `file` (default: the embedded scenario)")
+	fs.StringVar(&cfg.fleet, "fleet", "", "start from a Karmada export: a `file or directory` of kubectl get -o yaml output (with -scenario: its settings and faults laid over this fleet)")
 	fs.StringVar(&cfg.report, "report", "", "write report.md and timeline.svg into `dir`")
 	fs.Int64Var(&cfg.seed, "seed", 0, "seed for randomness (default: the scenario's seed; campaign: 1)")
-	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -scenario fleet when given, else on random fleets")
+	fs.IntVar(&cfg.campaign, "campaign", 0, "run `N` randomized fault schedules: on the -fleet or -scenario fleet when given, else on random fleets")
 	fs.BoolVar(&cfg.progress, "progress", false, "show a progress bar on stderr even when it is not a terminal")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "print the summary only, not the timeline")
 	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
@@ -171,7 +176,7 @@ func readScenarioFile(path string) ([]byte, error) {
 }
 
 func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal bool) int {
-	sc, err := loadScenario(cfg.scenario)
+	sc, err := loadScenarioOrFleet(cfg, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -59,6 +59,16 @@ type ClusterSpec struct {
 	Zone     string `yaml:"zone"`
 	Region   string `yaml:"region"`
 	SyncMode string `yaml:"syncMode"`
+	// Taints the cluster carries from the start (a maintenance taint, a
+	// dedicated cluster); the taint manager adds and removes its own.
+	Taints []TaintSpec `yaml:"taints"`
+}
+
+// TaintSpec is one taint of a cluster.
+type TaintSpec struct {
+	Key    string `yaml:"key" json:"key"`
+	Value  string `yaml:"value" json:"value,omitempty"`
+	Effect string `yaml:"effect" json:"effect"`
 }
 
 // WorkloadSpec is one workload with the policy that propagates it. The
@@ -72,11 +82,26 @@ type WorkloadSpec struct {
 	FailoverY  yaml.Node         `yaml:"failover"`
 	Suspension yaml.Node         `yaml:"suspension"`
 	State      map[string]string `yaml:"state"`
+	// Clusters is the placement at the start, as a binding's
+	// spec.clusters holds it (replicas count for a Divided workload
+	// only); empty lets the scheduler place the workload.
+	Clusters []TargetSpec `yaml:"clusters"`
+	// EvictionTasksY are graceful evictions in flight at the start, as a
+	// binding's spec.gracefulEvictionTasks holds them: the workload is
+	// leaving each task's cluster, where its old copy still runs.
+	EvictionTasksY yaml.Node `yaml:"evictionTasks"`
 
 	// Decoded from the raw blocks above by ParseScenario.
-	Failover    *failover.FailoverBehavior `yaml:"-"`
-	Tolerations []corev1.Toleration        `yaml:"-"`
-	Suspend     *suspension.Suspension     `yaml:"-"`
+	Failover      *failover.FailoverBehavior      `yaml:"-"`
+	Tolerations   []corev1.Toleration             `yaml:"-"`
+	Suspend       *suspension.Suspension          `yaml:"-"`
+	EvictionTasks []eviction.GracefulEvictionTask `yaml:"-"`
+}
+
+// TargetSpec is one cluster of a placement.
+type TargetSpec struct {
+	Name     string `yaml:"name"`
+	Replicas int32  `yaml:"replicas"`
 }
 
 // PlacementSpec mirrors the placement block of a PropagationPolicy.
@@ -558,6 +583,12 @@ func decodeWorkloadBlocks(c *errCollector, w *WorkloadSpec, path string) {
 		var tols []corev1.Toleration
 		if decodeBlock(c, &w.Placement.ClusterTolerations, path+".placement.clusterTolerations", &tols) {
 			w.Tolerations = tols
+		}
+	}
+	if w.EvictionTasksY.Kind != 0 {
+		var tasks []eviction.GracefulEvictionTask
+		if decodeBlock(c, &w.EvictionTasksY, path+".evictionTasks", &tasks) {
+			w.EvictionTasks = tasks
 		}
 	}
 	if w.Suspension.Kind != 0 {

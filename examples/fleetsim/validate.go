@@ -68,6 +68,8 @@ func (s Settings) withDefaults() Settings {
 	return s
 }
 
+var taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+
 var knownKinds = []string{"Deployment", "StatefulSet", "FlinkDeployment"}
 
 func validateScenario(c *errCollector, sc *Scenario) {
@@ -137,6 +139,15 @@ func validateScenario(c *errCollector, sc *Scenario) {
 		if cl.SyncMode != "" && cl.SyncMode != "Push" && cl.SyncMode != "Pull" {
 			c.add(p+".syncMode", "must be Push or Pull, got %q", cl.SyncMode)
 		}
+		for j, t := range cl.Taints {
+			tp := fmt.Sprintf("%s.taints[%d]", p, j)
+			if errs := validation.IsQualifiedName(t.Key); len(errs) > 0 {
+				c.add(tp+".key", "%q is not a valid taint key: %s", t.Key, errs[0])
+			}
+			if !slices.Contains(taintEffects, t.Effect) {
+				c.add(tp+".effect", "must be one of %v, got %q", taintEffects, t.Effect)
+			}
+		}
 	}
 
 	workloads := map[string]bool{}
@@ -157,6 +168,33 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add(p+".replicas", "must be between 1 and 100000, got %d", w.Replicas)
 		}
 		validatePlacement(c, &w.Placement, p+".placement", clusters, zones)
+		placed := map[string]bool{}
+		for j, t := range w.Clusters {
+			tp := fmt.Sprintf("%s.clusters[%d]", p, j)
+			switch {
+			case !clusters[t.Name]:
+				c.add(tp+".name", "unknown cluster %q", t.Name)
+			case placed[t.Name]:
+				c.add(tp+".name", "cluster %q is placed twice", t.Name)
+			}
+			placed[t.Name] = true
+			if t.Replicas < 0 || t.Replicas > w.Replicas {
+				c.add(tp+".replicas", "must be between 0 and the workload's %d replicas, got %d", w.Replicas, t.Replicas)
+			}
+		}
+		for _, fe := range eviction.ValidateGracefulEvictionTasks(w.EvictionTasks, field.NewPath(p, "evictionTasks")) {
+			c.add(fe.Field, "%s", fe.ErrorBody())
+		}
+		for j, t := range w.EvictionTasks {
+			tp := fmt.Sprintf("%s.evictionTasks[%d].fromCluster", p, j)
+			switch {
+			case t.FromCluster == "":
+			case !clusters[t.FromCluster]:
+				c.add(tp, "unknown cluster %q", t.FromCluster)
+			case placed[t.FromCluster]:
+				c.add(tp, "the workload is leaving %s and placed there at once", t.FromCluster)
+			}
+		}
 		for _, fe := range failover.ValidateFailoverBehavior(w.Failover, field.NewPath(p, "failover")) {
 			c.add(fe.Field, "%s", fe.ErrorBody())
 		}

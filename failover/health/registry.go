@@ -47,10 +47,60 @@ type Registry struct {
 }
 
 // tables index interpreters by kind first, because the kind string alone
-// almost always decides (one hash of one short string per lookup); the few
-// entries of a kind are then scanned.
+// almost always decides; the few entries of a kind are then scanned.
+// Lookups go through slots, an open-addressed table on a hash of the kind's
+// length and three of its bytes, rebuilt whenever the tables are: it costs
+// a few comparisons where a Go map hashes the whole string, and the kind
+// dispatch runs for every status update of every workload.
 type tables struct {
 	byKind map[string][]entry
+	slots  []kindSlot // len is a power of two, at least twice len(byKind)
+}
+
+// kindSlot is one kind's entries in tables.slots; an empty slot has none.
+type kindSlot struct {
+	kind    string
+	entries []entry
+}
+
+// kindHash mixes what tells apart the kinds a registry holds, cheaply.
+func kindHash(kind string) uint {
+	n := len(kind)
+	if n == 0 {
+		return 0
+	}
+	return uint(n)*0x9e3779b1 ^ uint(kind[0])*0x85eb ^ uint(kind[n-1])*0xc2b3 ^ uint(kind[n/2])*0x27d5
+}
+
+// index rebuilds slots from byKind.
+func (t *tables) index() {
+	size := 8
+	for size < 2*len(t.byKind) {
+		size *= 2
+	}
+	t.slots = make([]kindSlot, size)
+	mask := uint(size - 1)
+	for kind, entries := range t.byKind {
+		if len(entries) == 0 {
+			continue
+		}
+		i := kindHash(kind) & mask
+		for t.slots[i].entries != nil {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = kindSlot{kind: kind, entries: entries}
+	}
+}
+
+// entriesOf returns the entries of kind, nil when none.
+func (t *tables) entriesOf(kind string) []entry {
+	mask := uint(len(t.slots) - 1)
+	for i := kindHash(kind) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.entries == nil || s.kind == kind {
+			return s.entries
+		}
+	}
 }
 
 // entry is one registration; an empty version stands for every version.
@@ -75,7 +125,7 @@ func (t *tables) lookup(group, version, kind string) (Interpreter, bool) {
 		return nil, false
 	}
 	var anyVersion Interpreter
-	for _, e := range t.byKind[kind] {
+	for _, e := range t.entriesOf(kind) {
 		if e.group != group {
 			continue
 		}
@@ -98,6 +148,7 @@ func NewRegistry(cfg RegistryConfig) *Registry {
 			t.set(gk.Group, "", gk.Kind, i)
 		}
 	}
+	t.index()
 	r.tables.Store(t)
 	return r
 }
@@ -148,6 +199,7 @@ func (r *Registry) update(change func(*tables)) {
 		}
 	}
 	change(t)
+	t.index()
 	r.tables.Store(t)
 }
 
@@ -165,8 +217,8 @@ func (r *Registry) Interpret(obj *unstructured.Unstructured) (res Result) {
 	if obj == nil || obj.Object == nil {
 		return Result{Status: Unknown, Reason: ReasonNoObject}
 	}
-	group, version, kind := objectGVK(obj.Object)
-	if strings.IndexByte(version, '/') >= 0 {
+	group, version, kind, ok := objectGVK(obj.Object)
+	if !ok {
 		return Result{Status: Unknown, Reason: ReasonMalformedAPIVersion}
 	}
 	i, ok := r.tables.Load().lookup(group, version, kind)
@@ -194,13 +246,15 @@ func (r *Registry) Interpret(obj *unstructured.Unstructured) (res Result) {
 }
 
 // objectGVK reads apiVersion and kind without the allocations of
-// unstructured's accessors.
-func objectGVK(obj map[string]any) (group, version, kind string) {
+// unstructured's accessors. ok is false when the version holds a slash
+// (an apiVersion of more than two parts).
+func objectGVK(obj map[string]any) (group, version, kind string, ok bool) {
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ = obj["kind"].(string)
-	group, version, found := strings.Cut(apiVersion, "/")
-	if !found {
-		group, version = "", apiVersion
+	slash := strings.IndexByte(apiVersion, '/')
+	if slash < 0 {
+		return "", apiVersion, kind, true
 	}
-	return group, version, kind
+	group, version = apiVersion[:slash], apiVersion[slash+1:]
+	return group, version, kind, strings.IndexByte(version, '/') < 0
 }

@@ -180,3 +180,37 @@ func TestZeroRegistry(t *testing.T) {
 		t.Errorf("zero registry after Register: %+v", got)
 	}
 }
+
+// TestRegistryManyKinds: the kind table grows past its first size, and
+// every kind, similar names included, finds its own interpreter while
+// kinds never registered find none.
+func TestRegistryManyKinds(t *testing.T) {
+	r := NewRegistry(RegistryConfig{})
+	kinds := []string{"A", "B", "AB", "BA", "Aa", "aA", "Deployments", "deployment", "Deploymenu"}
+	for i := range 200 {
+		kinds = append(kinds, "Kind"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+strings.Repeat("y", i/26))
+	}
+	for i, kind := range kinds {
+		reason := "kind-" + kind
+		if err := r.RegisterGroupKind(schema.GroupKind{Group: "example.io", Kind: kind}, InterpreterFunc(func(*unstructured.Unstructured) (Result, error) {
+			return Result{Status: Healthy, Reason: reason}, nil
+		})); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	for _, kind := range kinds {
+		obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.io/v1", "kind": kind}}
+		if got := r.Interpret(obj); got.Reason != "kind-"+kind {
+			t.Fatalf("kind %q: got %+v", kind, got)
+		}
+	}
+	for _, kind := range []string{"", "C", "Kindz", "Deploymentt", "Kindxxxxxxxxa"} {
+		if _, ok := r.Lookup(schema.GroupVersionKind{Group: "example.io", Version: "v1", Kind: kind}); ok {
+			t.Fatalf("kind %q was never registered but has an interpreter", kind)
+		}
+	}
+	// The built-ins are still there, under their own groups.
+	if _, ok := r.Lookup(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}); !ok {
+		t.Fatal("the built-in Deployment rule is gone")
+	}
+}

@@ -38,6 +38,7 @@ var documented = map[string]string{
 	"evict-state-merge":             "an eviction already in progress merges new state keys",
 	"evict-chain-state":             "a copy that never settled does not replace the state it started from",
 	"evict-default-clusters-before": "ClustersBeforeFailover defaults to the placement before the eviction",
+	"ric-status-string":             "a customization's health script may return a status string; Karmada accepts only a boolean",
 }
 
 // tally counts outcomes of one property: agreements by label (so a

@@ -3,6 +3,14 @@
 // function): a script is compiled once by NewInterpreter and registered
 // with a health.Registry like any other health.Interpreter.
 //
+// Karmada's ResourceInterpreterCustomization objects load as they are:
+// ParseCustomizations and LoadCustomizations read them (one object, YAML
+// documents, a List, a directory) by Karmada's field names, without
+// depending on Karmada's modules, and RegisterCustomizations compiles their
+// healthInterpretation scripts and registers each for its target kind, with
+// Karmada's precedence. require("kube") gives the quantity functions of
+// Karmada's kube helper library (KubeModule).
+//
 // It lives apart from package health so that importing health (or failover)
 // does not pull in gopher-lua; only a program that uses Lua rules links it.
 //

@@ -3,6 +3,7 @@ package lua_test
 import (
 	"errors"
 	"fmt"
+	"testing/fstest"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -55,4 +56,69 @@ func ExampleLimits() {
 	fmt.Println(r.Status, errors.Is(err, lua.ErrInstructionLimit))
 	// Output:
 	// Unknown true
+}
+
+// Karmada's ResourceInterpreterCustomization objects load as they are: a
+// directory of YAML files (here an in-memory one; os.DirFS reads a real
+// one), with their health scripts registered for their target kinds.
+// Objects without a health script are reported, not silently dropped.
+func ExampleLoadCustomizations() {
+	fsys := fstest.MapFS{
+		"customizations/workflow.yaml": {Data: []byte(`apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: declarative-configuration-workflow
+spec:
+  target:
+    apiVersion: argoproj.io/v1alpha1
+    kind: Workflow
+  customizations:
+    healthInterpretation:
+      luaScript: |
+        function InterpretHealth(observedObj)
+          if observedObj.status == nil then
+            return false
+          end
+          local phase = observedObj.status.phase
+          return phase ~= nil and phase ~= '' and phase ~= 'Error' and phase ~= 'Failed'
+        end
+---
+apiVersion: config.karmada.io/v1alpha1
+kind: ResourceInterpreterCustomization
+metadata:
+  name: workflow-replicas
+spec:
+  target:
+    apiVersion: argoproj.io/v1alpha1
+    kind: Workflow
+  customizations:
+    replicaResource:
+      luaScript: |
+        function GetReplicas(obj) return 1, nil end
+`)},
+	}
+	customizations, err := lua.LoadCustomizations(fsys, "customizations")
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range customizations.Skipped {
+		fmt.Println("skipped:", s)
+	}
+	registry := health.NewRegistry(health.RegistryConfig{})
+	registration, err := lua.RegisterCustomizations(registry, customizations, lua.Config{})
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range registration.Registered {
+		fmt.Println("registered:", c.Name, "for", c.Target.Kind)
+	}
+	for _, phase := range []string{"Running", "Failed"} {
+		obj := mustDecode(`{"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "status": {"phase": "` + phase + `"}}`)
+		fmt.Println(phase, registry.Interpret(obj).Status)
+	}
+	// Output:
+	// skipped: customizations/workflow.yaml: document 2: ResourceInterpreterCustomization "workflow-replicas": no spec.customizations.healthInterpretation
+	// registered: declarative-configuration-workflow for Workflow
+	// Running Healthy
+	// Failed Unhealthy
 }

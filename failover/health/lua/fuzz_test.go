@@ -33,6 +33,7 @@ func FuzzLuaRule(f *testing.F) {
 	f.Add(`function InterpretHealth(o) local s = 'x' for i = 1, 64 do s = s .. s end end`, []byte(`{}`))
 	f.Add(`function InterpretHealth(o) return string.gsub(string.rep('x', 1000), 'x', string.rep('y', 1000)) end`, []byte(`{}`))
 	f.Add(`function InterpretHealth(o) return string.format(string.rep('%s', 50), unpack({})) end`, []byte(`{}`))
+	f.Add(`local kube = require("kube") function InterpretHealth(o) return kube.getResourceQuantity(kube.resourceAdd(o.a, "1e-9")) > 1 end`, []byte(`{"a":"2Gi"}`))
 	f.Fuzz(func(t *testing.T, script string, doc []byte) {
 		rule, err := NewInterpreter(script, Config{Limits: fuzzLimits})
 		if err != nil {

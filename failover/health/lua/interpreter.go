@@ -64,12 +64,13 @@ type luaVM struct {
 // The function returns a boolean (true is Healthy, false Unhealthy) or one
 // of the strings "Healthy", "Unhealthy" and "Unknown". The object arrives as
 // nested tables (JSON arrays as 1-based sequences, numbers as Lua numbers,
-// null as nil).
+// null as nil; a null array element is left out, as Karmada converts it).
 //
 // Scripts run in a sandbox: only the base (without dofile, loadfile, load,
-// loadstring, require, module, print and collectgarbage), string, table
-// and math libraries exist, so a script reads no file, starts no process
-// and loads no code. Each evaluation, and the script's top-level code run
+// loadstring, module, print and collectgarbage), string, table and math
+// libraries exist, and require knows only Karmada's "kube" helper module
+// (KubeModule), so a script reads no file, starts no process and loads no
+// code. Each evaluation, and the script's top-level code run
 // here once, is bounded by Config.Limits: time, instructions, call depth,
 // and the size of the strings it builds. States are pooled and reused, so a
 // script must not rely on global variables it assigns (as with Karmada's
@@ -159,11 +160,13 @@ func (l *luaInterpreter) newVM() (vm *luaVM, err error) {
 			return nil, err
 		}
 	}
-	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "require", "module", "print", "_printregs", "collectgarbage", "newproxy"} {
+	for _, name := range []string{"dofile", "loadfile", "load", "loadstring", "module", "print", "_printregs", "collectgarbage", "newproxy"} {
 		state.SetGlobal(name, glua.LNil)
 	}
 	b := newBudget(l.limits)
-	(&boundedLib{budget: b}).install(state)
+	lib := &boundedLib{budget: b}
+	lib.install(state)
+	lib.installRequire(state)
 
 	b.reset(time.Now())
 	state.SetContext(b)
@@ -272,13 +275,17 @@ func toLua(state *glua.LState, v any, depth int) (glua.LValue, error) {
 		}
 		return t, nil
 	case []any:
+		// A null element is left out and the elements after it move up,
+		// as in Karmada's conversion (which appends each element, and
+		// appending nil appends nothing): the sequence stays a sequence
+		// for # and ipairs.
 		t := state.CreateTable(len(x), 0)
-		for i, e := range x {
+		for _, e := range x {
 			lv, err := toLua(state, e, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			t.RawSetInt(i+1, lv)
+			t.Append(lv)
 		}
 		return t, nil
 	default:

@@ -120,7 +120,7 @@ func TestLuaRuntimeErrorsAreUnknown(t *testing.T) {
 }
 
 func TestLuaSandbox(t *testing.T) {
-	for _, name := range []string{"os", "io", "dofile", "loadfile", "load", "loadstring", "require", "print", "debug", "package"} {
+	for _, name := range []string{"os", "io", "dofile", "loadfile", "load", "loadstring", "print", "debug", "package"} {
 		script := `function InterpretHealth(o) return ` + name + ` == nil end`
 		rule, err := NewInterpreter(script, Config{})
 		if err != nil {
@@ -128,6 +128,16 @@ func TestLuaSandbox(t *testing.T) {
 		}
 		if got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`)); err != nil || got.Status != health.Healthy {
 			t.Errorf("%s is reachable from a script: %+v, %v", name, got, err)
+		}
+	}
+	// require loads Karmada's kube module and nothing else.
+	for _, module := range []string{"os", "io", "string", "debug", "./kube", ""} {
+		rule, err := NewInterpreter(`function InterpretHealth(o) return require("`+module+`") ~= nil end`, Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := rule.Interpret(decode(t, `{"kind":"Widget"}`)); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("require(%q): %+v, %v", module, got, err)
 		}
 	}
 	// The libraries health rules need are there.
