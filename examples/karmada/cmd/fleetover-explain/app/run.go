@@ -11,6 +11,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,15 +60,33 @@ holds the workload.`
 
 // ParseTarget turns the argument into a binding kind and key: NAMESPACE/NAME
 // is a ResourceBinding, a NAME without a slash a ClusterResourceBinding.
+// The namespace must be a DNS label and the name a DNS subdomain, as the
+// API server requires; an error names the part that is not.
 func ParseTarget(arg string) (controllers.BindingKind, types.NamespacedName, error) {
 	parts := strings.Split(arg, "/")
+	var kind controllers.BindingKind
+	var key types.NamespacedName
 	switch {
 	case len(parts) == 1 && parts[0] != "":
-		return controllers.ClusterResourceBindingKind, types.NamespacedName{Name: parts[0]}, nil
+		kind, key = controllers.ClusterResourceBindingKind, types.NamespacedName{Name: parts[0]}
 	case len(parts) == 2 && parts[0] != "" && parts[1] != "":
-		return controllers.ResourceBindingKind, types.NamespacedName{Namespace: parts[0], Name: parts[1]}, nil
+		kind, key = controllers.ResourceBindingKind, types.NamespacedName{Namespace: parts[0], Name: parts[1]}
+	default:
+		return "", types.NamespacedName{}, fmt.Errorf("binding %q: want NAMESPACE/NAME (ResourceBinding) or NAME (ClusterResourceBinding)", arg)
 	}
-	return "", types.NamespacedName{}, fmt.Errorf("binding %q: want NAMESPACE/NAME (ResourceBinding) or NAME (ClusterResourceBinding)", arg)
+	var errs field.ErrorList
+	if key.Namespace != "" {
+		for _, msg := range validation.IsDNS1123Label(key.Namespace) {
+			errs = append(errs, field.Invalid(field.NewPath("namespace"), key.Namespace, msg))
+		}
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(key.Name) {
+		errs = append(errs, field.Invalid(field.NewPath("name"), key.Name, msg))
+	}
+	if len(errs) > 0 {
+		return "", types.NamespacedName{}, fmt.Errorf("binding %q: %w", arg, errs.ToAggregate())
+	}
+	return kind, key, nil
 }
 
 // Run explains the binding args names against the control plane at cfg,
