@@ -120,18 +120,18 @@ func (e *Explanation) Passing() bool {
 	return held && step.Passing
 }
 
-// condition is the Failover condition the explanation asks for at now. A
+// condition is the Failover condition the explanation asks for. A
 // passing step is not written (Keep): the write of the controller
 // that acts on it carries the next one, so a passing state costs no write
 // and no event.
-func (e *Explanation) condition(now time.Time) failoverCondition {
+func (e *Explanation) condition() failoverCondition {
 	if e.Passing() {
 		return failoverCondition{Keep: true}
 	}
 	step, held := e.Held()
 	if !held {
 		// The last step says what is in place (settled).
-		c := failoverCondition{Status: metav1.ConditionFalse, Reason: "Settled", Message: "nothing holds the workload", EventType: corev1.EventTypeNormal}
+		c := failoverCondition{Status: metav1.ConditionFalse, Reason: ReasonSettled, Message: "nothing holds the workload", EventType: corev1.EventTypeNormal}
 		if n := len(e.Steps); n > 0 {
 			c.Reason, c.Message = e.Steps[n-1].Reason, e.Steps[n-1].Message
 		}

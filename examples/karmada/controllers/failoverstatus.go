@@ -47,7 +47,7 @@ func (fc *FailoverConditions) update(ctx context.Context, rb client.Object, clus
 	facts := &explainFacts{binding: rb, clusters: clusters, works: works}
 	facts.policy, facts.policyErr = failoverPolicy(ctx, fc.Client, rb)
 	ex := explain(facts, fc.Explain, now)
-	return setFailoverCondition(&bindingStatus(rb).Conditions, ex.condition(now), now), ex.NextChange
+	return setFailoverCondition(&bindingStatus(rb).Conditions, ex.condition(), now), ex.NextChange
 }
 
 // addTo adds the condition to the status write u of a reconcile that holds
