@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -328,11 +329,19 @@ func manifestsEqual(have []workv1alpha1.Manifest, want runtime.RawExtension) boo
 }
 
 // setDispatchingCondition writes the Work's Dispatching condition only when
-// it changes, and records an event only when its status flips.
+// it changes, and records an event only when its status flips. A Work whose
+// dispatching has never been suspended gets no condition: its absence
+// means Dispatching, so a new Work costs its create alone. The condition
+// appears with the first suspension (False) and from then on follows every
+// change (True on the resume, the Work's generation while it is there).
 func (d *WorkDispatcher) setDispatchingCondition(ctx context.Context, key types.NamespacedName, s *suspension.Suspension, cluster string) error {
 	var update suspension.ConditionUpdate
 	work := &workv1alpha1.Work{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
 	err := patchStatus(ctx, d.Client, work, func(client.Object) bool {
+		update = suspension.ConditionUpdate{}
+		if suspension.ShouldDispatch(s, cluster) && meta.FindStatusCondition(work.Status.Conditions, suspension.ConditionDispatching) == nil {
+			return false
+		}
 		update = suspension.SetDispatchingCondition(&work.Status.Conditions, s, cluster, work.Generation, d.Clock.Now())
 		return update.Changed
 	})

@@ -10,6 +10,7 @@
 //	ApplicationFailoverController failover.DetectApplicationFailure, eviction.Evict, eviction.EvictionHistory
 //	FailoverScheduler            scheduling.Replace and its filters, eviction.EvictionHistory.GC
 //	WorkDispatcher               suspension (ShouldDispatch, Decide, SetDispatchingCondition), preservation.Injector
+//	FailoverConditions           ExplainBinding: the chain of the decisions above, as the Failover condition
 //
 // What belongs here: the glue between controller-runtime and the library
 // (reading, converting, writing with optimistic concurrency, scheduling

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
@@ -35,6 +36,16 @@ type GracefulEvictionController struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+	// InlineScheduling reports the failover scheduler's observation of the
+	// generation a task removal makes (status.schedulerObservedGeneration)
+	// in this controller's own status write, when the binding has no lost
+	// cluster left to place: the scheduler would only report it. Set it
+	// only where this process's FailoverScheduler is the scheduler (Setup
+	// does, when failoverScheduler is enabled).
+	InlineScheduling bool
+	// Conditions, with InlineScheduling, keeps the binding's Failover
+	// condition in the status write that follows a task's removal.
+	Conditions *FailoverConditions
 }
 
 // SetupWithManager registers the controller.
@@ -82,8 +93,9 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 		return reconcile.Result{}, err
 	}
 	old := oldCopies(ctx, g.Client, works)
+	wrote := false
 	err = patchObject(ctx, g.Client, rb, func(client.Object) bool {
-		assessment = eviction.Assessment{}
+		assessment, wrote = eviction.Assessment{}, false
 		spec := bindingSpec(rb)
 		if len(spec.GracefulEvictionTasks) == 0 || !rb.GetDeletionTimestamp().IsZero() {
 			return false
@@ -102,10 +114,28 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 			return false
 		}
 		spec.GracefulEvictionTasks = fromTasks(assessment.Kept)
+		wrote = true
 		return true
 	})
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if wrote && g.InlineScheduling {
+		// rb is what the spec patch returned.
+		var status statusUpdate
+		recordSchedulerObservation(&status)
+		var condition conditionUpdate
+		if g.Conditions != nil {
+			clusters := &clusterv1alpha1.ClusterList{}
+			if err := g.Client.List(ctx, clusters); err != nil {
+				return reconcile.Result{}, err
+			}
+			g.Conditions.addTo(ctx, &status, clusters.Items, works, now, &condition)
+		}
+		if err := status.apply(ctx, g.Client, rb); err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err)
+		}
+		condition.record(g.Events, rb)
 	}
 	for _, r := range assessment.Removed {
 		g.Events.event(rb, corev1.EventTypeNormal, string(r.Reason), "eviction task for cluster %s removed: %s", r.Task.FromCluster, r.Reason)

@@ -371,8 +371,16 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 	for _, kind := range controllers.BindingKinds() {
 		for seed := int64(1); seed <= roundTripSeeds; seed++ {
 			func() { // taint-manager
-				obj := f.roundTripBinding(kind, seed*10+1, func(spec *workv1alpha2.ResourceBindingSpec, _ *workv1alpha2.ResourceBindingStatus) {
+				obj := f.roundTripBinding(kind, seed*10+1, func(spec *workv1alpha2.ResourceBindingSpec, status *workv1alpha2.ResourceBindingStatus) {
 					onTarget(spec)
+					// Duplicated with no spread and no other task (whose
+					// clusters would count as lost): the inline placement
+					// finds the spare cluster, and the status write
+					// reports the observation.
+					spec.Placement.SpreadConstraints = nil
+					spec.Placement.ReplicaScheduling = nil
+					spec.GracefulEvictionTasks = nil
+					status.SchedulerObservedGeneration = 0
 				})
 				before := f.unstructuredOf(obj)
 				pacer, err := eviction.NewPacer(eviction.PacerConfig{Clock: f.clock})
@@ -381,14 +389,28 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 				}
 				tm := &controllers.TaintManager{
 					Client: cached, Clock: f.clock,
-					Pacer: pacer,
+					Pacer:            pacer,
+					InlineScheduling: true,
 				}
 				f.eventually("binding in the cache", func() (bool, string) {
 					return cached.Get(f.ctx, client.ObjectKeyFromObject(obj), kind.NewObject()) == nil, "not yet"
 				})
 				reconcileOnce(t, tm, f.cluster(target))
-				f.assertOnlyOwnedChanged(fmt.Sprintf("%s seed %d: taint manager", kind, seed), before, f.unstructuredOf(obj), bindingOwned)
+				after := f.unstructuredOf(obj)
+				f.assertOnlyOwnedChanged(fmt.Sprintf("%s seed %d: taint manager", kind, seed), before, after,
+					append(bindingOwned, owned{path: []string{"status", "schedulerObservedGeneration"}}))
 				assertConflictResolution(t, f, obj)
+				// The eviction and the placement in one spec write, the
+				// scheduler's observation in the status write.
+				clusters, _, _ := unstructured.NestedSlice(after, "spec", "clusters")
+				observed, _, _ := unstructured.NestedInt64(after, "status", "schedulerObservedGeneration")
+				live := kind.NewObject()
+				if err := f.c.Get(f.ctx, client.ObjectKeyFromObject(obj), live); err != nil {
+					t.Fatal(err)
+				}
+				if len(clusters) != 1 || clusters[0].(map[string]any)["name"] != spare || observed != live.GetGeneration() {
+					t.Fatalf("%s seed %d: clusters %v, observed generation %d of %d: want the spare cluster, observed", kind, seed, clusters, observed, live.GetGeneration())
+				}
 			}()
 			func() { // graceful-eviction
 				obj := f.roundTripBinding(kind, seed*10+2, func(spec *workv1alpha2.ResourceBindingSpec, _ *workv1alpha2.ResourceBindingStatus) {
@@ -398,10 +420,11 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 				})
 				before := f.unstructuredOf(obj)
 				g := &controllers.GracefulEvictionController{
-					Client: f.c, Clock: f.clock, Kind: kind,
+					Client: f.c, Clock: f.clock, Kind: kind, InlineScheduling: true,
 				}
 				reconcileOnce(t, g, obj)
-				f.assertOnlyOwnedChanged(fmt.Sprintf("%s seed %d: graceful eviction", kind, seed), before, f.unstructuredOf(obj), bindingOwned)
+				f.assertOnlyOwnedChanged(fmt.Sprintf("%s seed %d: graceful eviction", kind, seed), before, f.unstructuredOf(obj),
+					append(bindingOwned, owned{path: []string{"status", "schedulerObservedGeneration"}}))
 				assertConflictResolution(t, f, obj)
 			}()
 			func() { // application-failover

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -42,11 +43,22 @@ type FailoverScheduler struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+	// Conditions, when set, keeps each binding's Failover condition in the
+	// scheduler's status write, and the scheduler also looks at a binding
+	// when its clusters or Works change (see FailoverConditions).
+	Conditions *FailoverConditions
 }
 
 // SetupWithManager registers the scheduler.
 func (s *FailoverScheduler) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s)
+	if s.Conditions == nil {
+		return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s)
+	}
+	return explanationWatches(builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(s.Kind.NewObject()).
+		WithOptions(controllerOptions(s.Clock)), s.Client, s.Kind).
+		Complete(s)
 }
 
 func blockSeconds(fb *failover.FailoverBehavior) *int32 {
@@ -80,7 +92,6 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		if !rb.GetDeletionTimestamp().IsZero() {
 			return false
 		}
-		spec := bindingSpec(rb)
 		fb, err := failoverPolicy(ctx, s.Client, rb)
 		if err != nil {
 			problems = append(problems, err.Error())
@@ -94,77 +105,14 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		removed, expiry := history.GC(block, now)
 		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		failed := lostClusters(spec)
-		if len(failed) == 0 {
-			return changed
-		}
-		var tolerations []corev1.Toleration
-		sreq := &scheduling.Request{
-			Type:     scheduling.Duplicated,
-			Replicas: spec.Replicas,
-			Clusters: fleet,
-			Filters: []scheduling.Filter{
-				scheduling.TaintToleration(s.Tolerations),
-				scheduling.EvictionInProgress(),
-				scheduling.EvictionHistoryFilter(),
-				scheduling.Suspended(),
-			},
-		}
-		if p := spec.Placement; p != nil {
-			tolerations = p.ClusterTolerations
-			if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
-				sreq.Type = scheduling.Divided
-			}
-			if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
-				sreq.Filters = append(sreq.Filters, scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
-			}
-			for _, sc := range p.SpreadConstraints {
-				if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
-					sreq.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
-				}
-			}
-		}
-		sreq.Workload = &scheduling.Workload{
-			Name:                    string(s.Kind) + "/" + req.String(),
-			Tolerations:             failover.AddDefaultClusterTolerations(tolerations, s.DefaultTolerations),
-			EvictionTasks:           toTasks(spec.GracefulEvictionTasks),
-			History:                 history,
-			BlockPredecessorSeconds: block,
-			Suspension:              toSuspension(spec.Suspension),
-			Now:                     now,
-		}
-		sreq.Targets = toTargets(spec.Clusters)
-		// The taint manager and the application-failover controller ran
-		// eviction.Evict in their own reconciles; what they took out of
-		// the placement is what their tasks recorded.
-		for _, name := range failed {
-			replicas := spec.Replicas
-			for i := range spec.GracefulEvictionTasks {
-				if t := &spec.GracefulEvictionTasks[i]; t.FromCluster == name && t.Replicas != nil {
-					replicas = *t.Replicas
-				}
-			}
-			sreq.Evicted = append(sreq.Evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
-		}
-		p, err := scheduling.Replace(sreq)
+		p, placed, err := replaceLost(rb, fleet, history, block, s.DefaultTolerations, s.Tolerations, now)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return changed
 		}
 		plan = p
 		next = earliest(next, p.Filtered.RetryAt)
-		if !p.Changed {
-			return changed
-		}
-		clusters := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
-		for _, tc := range p.Targets {
-			if slices.Contains(failed, tc.Name) {
-				continue // a failed cluster kept only because its failover is paused
-			}
-			clusters = append(clusters, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
-		}
-		spec.Clusters = clusters
-		return true
+		return changed || placed
 	})
 	if err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
@@ -175,16 +123,29 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	if !plan.Changed && plan.Reason != "" {
 		s.Events.event(rb, corev1.EventTypeWarning, plan.Reason, "no new placement yet")
 	}
-	if err := patchStatus(ctx, s.Client, rb, func(client.Object) bool {
-		status := bindingStatus(rb)
-		if status.SchedulerObservedGeneration == rb.GetGeneration() {
+	// rb is what the spec patch returned (or the latest read): the status
+	// write starts from it without another read.
+	var status statusUpdate
+	status.add(func(o client.Object) bool {
+		st := bindingStatus(o)
+		if st.SchedulerObservedGeneration == o.GetGeneration() {
 			return false
 		}
-		status.SchedulerObservedGeneration = rb.GetGeneration()
+		st.SchedulerObservedGeneration = o.GetGeneration()
 		return true
-	}); err != nil {
+	})
+	var condition conditionUpdate
+	if s.Conditions != nil {
+		works, err := bindingWorks(ctx, s.Client, rb)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		s.Conditions.addTo(ctx, &status, clusters.Items, works, now, &condition)
+	}
+	if err := status.apply(ctx, s.Client, rb); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
+	condition.record(s.Events, rb)
 	return s.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
@@ -204,4 +165,103 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 		}
 	}
 	return out
+}
+
+// replaceLost is the failover scheduler's placement, run on a binding in
+// hand: when an eviction left it with fewer clusters than a task's
+// ClustersBeforeFailover (lostClusters), scheduling.Replace picks the
+// replacements (filters: taints matched with tolerations, evictions in
+// progress, the eviction history within block, suspension; the binding's
+// affinity and cluster spread) and spec.clusters gets them. It reports the
+// plan and whether spec changed. The scheduler runs it in its own
+// reconcile; the taint manager runs it in the reconcile that evicts, so the
+// eviction and the new placement are one write.
+func replaceLost(rb client.Object, fleet []scheduling.Cluster, history eviction.EvictionHistory, block *int32,
+	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, bool, error) {
+	spec := bindingSpec(rb)
+	failed := lostClusters(spec)
+	if len(failed) == 0 {
+		return scheduling.Plan{}, false, nil
+	}
+	var clusterTolerations []corev1.Toleration
+	sreq := &scheduling.Request{
+		Type:     scheduling.Duplicated,
+		Replicas: spec.Replicas,
+		Clusters: fleet,
+		Filters: []scheduling.Filter{
+			scheduling.TaintToleration(tolerations),
+			scheduling.EvictionInProgress(),
+			scheduling.EvictionHistoryFilter(),
+			scheduling.Suspended(),
+		},
+	}
+	if p := spec.Placement; p != nil {
+		clusterTolerations = p.ClusterTolerations
+		if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
+			sreq.Type = scheduling.Divided
+		}
+		if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
+			sreq.Filters = append(sreq.Filters, scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
+		}
+		for _, sc := range p.SpreadConstraints {
+			if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
+				sreq.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
+			}
+		}
+	}
+	sreq.Workload = &scheduling.Workload{
+		Name:                    string(kindOf(rb)) + "/" + client.ObjectKeyFromObject(rb).String(),
+		Tolerations:             failover.AddDefaultClusterTolerations(clusterTolerations, defaults),
+		EvictionTasks:           toTasks(spec.GracefulEvictionTasks),
+		History:                 history,
+		BlockPredecessorSeconds: block,
+		Suspension:              toSuspension(spec.Suspension),
+		Now:                     now,
+	}
+	sreq.Targets = toTargets(spec.Clusters)
+	// The taint manager and the application-failover controller ran
+	// eviction.Evict; what they took out of the placement is what their
+	// tasks recorded.
+	for _, name := range failed {
+		replicas := spec.Replicas
+		for i := range spec.GracefulEvictionTasks {
+			if t := &spec.GracefulEvictionTasks[i]; t.FromCluster == name && t.Replicas != nil {
+				replicas = *t.Replicas
+			}
+		}
+		sreq.Evicted = append(sreq.Evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
+	}
+	p, err := scheduling.Replace(sreq)
+	if err != nil || !p.Changed {
+		return p, false, err
+	}
+	clusters := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
+	for _, tc := range p.Targets {
+		if slices.Contains(failed, tc.Name) {
+			continue // a failed cluster kept only because its failover is paused
+		}
+		clusters = append(clusters, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+	}
+	spec.Clusters = clusters
+	return p, true, nil
+}
+
+// recordSchedulerObservation adds the failover scheduler's observation to
+// a status update: once a binding has no lost cluster left to place, all
+// the scheduler would do with its new generation is report that it saw it
+// (status.schedulerObservedGeneration, as Karmada's scheduler does after
+// every generation). A controller that wrote the spec itself, with the
+// scheduler's placement in the same write or leaving nothing to place,
+// reports it in its own status write; the scheduler then finds nothing to
+// write. Bindings being deleted and bindings with a lost cluster are left
+// to the scheduler.
+func recordSchedulerObservation(u *statusUpdate) {
+	u.add(func(o client.Object) bool {
+		st := bindingStatus(o)
+		if !o.GetDeletionTimestamp().IsZero() || len(lostClusters(bindingSpec(o))) > 0 || st.SchedulerObservedGeneration == o.GetGeneration() {
+			return false
+		}
+		st.SchedulerObservedGeneration = o.GetGeneration()
+		return true
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
@@ -52,6 +53,9 @@ type Config struct {
 	// ProbeInterval is how often push-mode clusters are probed; zero is
 	// DefaultProbeInterval.
 	ProbeInterval time.Duration
+	// EventRecorder receives the controllers' events; nil is the
+	// manager's (mgr.GetEventRecorder("fleetover")).
+	EventRecorder recorder.EventRecorder
 	// Controllers selects the controllers to run, as
 	// karmada-controller-manager's --controllers does: "*" runs every
 	// controller, "name" runs one, "-name" leaves one out; empty is "*".
@@ -62,7 +66,7 @@ type Config struct {
 // ControllerNames lists the controllers Setup can register, by the names
 // Config.Controllers uses.
 func ControllerNames() []string {
-	return []string{"clusterHealth", "taintManager", "gracefulEviction", "applicationFailover", "failoverScheduler", "workDispatcher"}
+	return []string{"clusterHealth", "taintManager", "gracefulEviction", "applicationFailover", "failoverScheduler", "workDispatcher", "failoverCondition"}
 }
 
 // controllerEnabled applies Config.Controllers to name.
@@ -90,6 +94,10 @@ type BindingControllers struct {
 	ApplicationFailover *ApplicationFailoverController
 	Scheduler           *FailoverScheduler
 	Dispatcher          *WorkDispatcher
+	// FailoverCondition writes the Failover condition when the failover
+	// scheduler does not run; nil otherwise (the scheduler's status
+	// writes carry it).
+	FailoverCondition *FailoverConditionController
 }
 
 // Controllers are the reconcilers Setup registered, for inspection. The
@@ -119,7 +127,14 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	if err := IndexBindingsByCluster(ctx, mgr.GetFieldIndexer()); err != nil {
 		return nil, err
 	}
-	events := NewEventSink(mgr.GetEventRecorder("fleetover"))
+	if err := IndexBindingsByTaskCluster(ctx, mgr.GetFieldIndexer()); err != nil {
+		return nil, err
+	}
+	rec := cfg.EventRecorder
+	if rec == nil {
+		rec = mgr.GetEventRecorder("fleetover")
+	}
+	events := NewEventSink(rec)
 	c := mgr.GetClient()
 	name := func(n string) string { return cfg.NamePrefix + n }
 
@@ -148,6 +163,9 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              pacer,
 			Schedule:           NewSchedule(), Events: events,
+			// The example's scheduler runs in this process: the eviction
+			// and the new placement are one write.
+			InlineScheduling: controllerEnabled("failoverScheduler", cfg.Controllers),
 		},
 	}
 	setups := map[string]func(manager.Manager, string) error{}
@@ -160,6 +178,20 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	registry := health.NewRegistry(cfg.Health)
 	rules := NewRuleCache()
 	out.TaintManager.Rules = rules
+	// The Failover condition rides on the status writes the failover
+	// scheduler's placement already makes (in the scheduler, and inline in
+	// the taint manager and the graceful eviction controller); without the
+	// scheduler a controller of its own writes it.
+	var conditions *FailoverConditions
+	inline := controllerEnabled("failoverScheduler", cfg.Controllers)
+	if controllerEnabled("failoverCondition", cfg.Controllers) {
+		explain := cfg.ExplainConfig()
+		explain.Health, explain.Pacer = registry, pacer
+		conditions = &FailoverConditions{Client: c, Explain: explain, Events: events}
+	}
+	if inline {
+		out.TaintManager.Conditions = conditions
+	}
 	for _, kind := range BindingKinds() {
 		prefix, bc := "", &out.BindingControllers
 		if kind == ClusterResourceBindingKind {
@@ -169,6 +201,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 			GracefulEviction: &GracefulEvictionController{
 				Client: c, Clock: clk, Kind: kind, Options: cfg.Assess,
 				Schedule: NewSchedule(), Events: events,
+				InlineScheduling: inline,
 			},
 			ApplicationFailover: &ApplicationFailoverController{
 				Client: c, Clock: clk, Kind: kind, Detector: cfg.Detector,
@@ -183,6 +216,15 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 				Client: c, Clock: clk, Kind: kind, Events: events, Assess: cfg.Assess,
 				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
 			},
+		}
+		if conditions != nil && inline {
+			bc.Scheduler.Conditions, bc.GracefulEviction.Conditions = conditions, conditions
+		}
+		if conditions != nil && !inline {
+			bc.FailoverCondition = &FailoverConditionController{
+				Client: c, Clock: clk, Kind: kind, Conditions: conditions, Schedule: NewSchedule(),
+			}
+			setups[prefix+"failoverCondition"] = bc.FailoverCondition.SetupWithManager
 		}
 		for n, setup := range map[string]func(manager.Manager, string) error{
 			"gracefulEviction":    bc.GracefulEviction.SetupWithManager,

@@ -24,9 +24,11 @@ import (
 )
 
 // Story 4: dispatching is suspended on two of three clusters. Only the
-// third receives changes (its Work says Dispatching=True; the others
-// SuspendDispatching and keep what they had), and deleting the binding
-// still removes every Work, suspended or not.
+// third receives changes (its Work carries no Dispatching condition, which
+// means dispatching; the others say Dispatching=False, SuspendDispatching,
+// and keep what they had). Resuming one of them dispatches the change to it
+// and turns its condition True, and deleting the binding still removes every
+// Work, suspended or not.
 func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
@@ -57,66 +59,114 @@ func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
 		})
 		return w
 	}
-	if w := waitDispatching(open, metav1.ConditionTrue, suspension.ReasonDispatching); ptr.Deref(w.Spec.SuspendDispatching, false) {
-		t.Fatal("the open cluster's Work is suspended")
-	}
 	for _, name := range []string{paused1, paused2} {
 		if w := waitDispatching(name, metav1.ConditionFalse, suspension.ReasonSuspendDispatching); !ptr.Deref(w.Spec.SuspendDispatching, false) {
 			t.Fatalf("the Work on %s is not marked suspendDispatching", name)
 		}
 	}
-
-	// The condition is written on transitions only: a later dispatch, at
-	// a later time, leaves it as it is.
-	openSince := meta.FindStatusCondition(f.work(rb, open).Status.Conditions, suspension.ConditionDispatching).LastTransitionTime
-	f.clock.Step(time.Minute)
-
-	// A change to the template reaches the open cluster only.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		d := &unstructured.Unstructured{}
-		d.SetAPIVersion("apps/v1")
-		d.SetKind("Deployment")
-		if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: "shop"}, d); err != nil {
-			return err
+	noCondition := func(cluster string) {
+		t.Helper()
+		w := f.work(rb, cluster)
+		if ptr.Deref(w.Spec.SuspendDispatching, false) {
+			t.Fatalf("the Work on %s is suspended", cluster)
 		}
-		if err := unstructured.SetNestedField(d.Object, int64(5), "spec", "replicas"); err != nil {
-			return err
+		if c := meta.FindStatusCondition(w.Status.Conditions, suspension.ConditionDispatching); c != nil {
+			t.Fatalf("the Work on %s, never suspended, carries a Dispatching condition (a status write): %+v", cluster, *c)
 		}
-		return f.c.Update(f.ctx, d)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	// The template is no binding field: nudge the dispatcher as the
-	// detector of template changes would.
+	noCondition(open)
+
+	// touchTemplate sets the template's replicas and nudges the dispatcher,
+	// as the detector of template changes would (the template is no
+	// binding field).
+	touchTemplate := func(replicas int64) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			d := &unstructured.Unstructured{}
+			d.SetAPIVersion("apps/v1")
+			d.SetKind("Deployment")
+			if err := f.c.Get(f.ctx, client.ObjectKey{Namespace: f.ns, Name: "shop"}, d); err != nil {
+				return err
+			}
+			if err := unstructured.SetNestedField(d.Object, replicas, "spec", "replicas"); err != nil {
+				return err
+			}
+			return f.c.Update(f.ctx, d)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			b := f.binding("shop")
+			if b.Annotations == nil {
+				b.Annotations = map[string]string{}
+			}
+			b.Annotations["example.fleetover.io/template-generation"] = fmt.Sprint(replicas)
+			return f.c.Update(f.ctx, b)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitReplicas := func(cluster string, want int64) {
+		t.Helper()
+		f.eventually(fmt.Sprintf("%s gets %d replicas", cluster, want), func() (bool, string) {
+			r, _, _ := unstructured.NestedInt64(manifest(f.work(rb, cluster)).Object, "spec", "replicas")
+			return r == want, fmt.Sprintf("replicas %d", r)
+		})
+	}
+	suspendedKeep := func(clusters ...string) {
+		t.Helper()
+		for _, name := range clusters {
+			if r, _, _ := unstructured.NestedInt64(manifest(f.work(rb, name)).Object, "spec", "replicas"); r != 1 {
+				t.Fatalf("suspended cluster %s received the change: replicas %d", name, r)
+			}
+		}
+	}
+
+	// A change to the template reaches the open cluster only, and writes
+	// no status there.
+	f.clock.Step(time.Minute)
+	touchTemplate(5)
+	waitReplicas(open, 5)
+	noCondition(open)
+	suspendedKeep(paused1, paused2)
+
+	// paused1 resumes: it receives the change, and its condition turns
+	// True at the resume.
+	f.clock.Step(time.Minute)
+	resumedAt := metav1.NewTime(f.clock.Now())
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		b := f.binding("shop")
-		if b.Annotations == nil {
-			b.Annotations = map[string]string{}
-		}
-		b.Annotations["example.fleetover.io/template-generation"] = "2"
+		b.Spec.Suspension.DispatchingOnClusters.ClusterNames = []string{paused2}
 		return f.c.Update(f.ctx, b)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f.eventually("the open cluster gets 5 replicas", func() (bool, string) {
-		r, _, _ := unstructured.NestedInt64(manifest(f.work(rb, open)).Object, "spec", "replicas")
-		return r == 5, fmt.Sprintf("replicas %d", r)
-	})
+	waitReplicas(paused1, 5)
+	if w := waitDispatching(paused1, metav1.ConditionTrue, suspension.ReasonDispatching); ptr.Deref(w.Spec.SuspendDispatching, false) {
+		t.Fatal("the resumed Work is still marked suspendDispatching")
+	} else if c := meta.FindStatusCondition(w.Status.Conditions, suspension.ConditionDispatching); !c.LastTransitionTime.Equal(&resumedAt) {
+		t.Fatalf("Dispatching turned True at %v, want the resume at %v", c.LastTransitionTime, resumedAt)
+	}
+
+	// The condition is written on transitions only: a later dispatch, at
+	// a later time, updates its observed generation and keeps its
+	// transition time.
+	f.clock.Step(time.Minute)
+	touchTemplate(6)
+	waitReplicas(open, 6)
+	waitReplicas(paused1, 6)
 	var c *metav1.Condition
 	f.eventually("Dispatching condition observes the new Work generation", func() (bool, string) {
-		w := f.work(rb, open)
+		w := f.work(rb, paused1)
 		c = meta.FindStatusCondition(w.Status.Conditions, suspension.ConditionDispatching)
 		return c.ObservedGeneration == w.Generation, fmt.Sprintf("observed %d, generation %d", c.ObservedGeneration, w.Generation)
 	})
-	if !c.LastTransitionTime.Equal(&openSince) {
-		t.Fatalf("Dispatching condition rewritten without a transition: %v, was %v", c.LastTransitionTime, openSince)
+	if !c.LastTransitionTime.Equal(&resumedAt) {
+		t.Fatalf("Dispatching condition rewritten without a transition: %v, was %v", c.LastTransitionTime, resumedAt)
 	}
-	for _, name := range []string{paused1, paused2} {
-		if r, _, _ := unstructured.NestedInt64(manifest(f.work(rb, name)).Object, "spec", "replicas"); r != 1 {
-			t.Fatalf("suspended cluster %s received the change: replicas %d", name, r)
-		}
-	}
+	noCondition(open)
+	suspendedKeep(paused2)
 
 	// Deletion is never blocked by the suspension.
 	if err := f.c.Delete(f.ctx, f.binding("shop")); err != nil {

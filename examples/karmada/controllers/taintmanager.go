@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/suspension"
 )
 
@@ -27,6 +29,12 @@ import (
 // only the bindings on the cluster (BindingTargetClusterIndex) and never
 // re-lists every binding on a timer: the next look is a deadline in its
 // result's RequeueAfter.
+//
+// With InlineScheduling the eviction and the binding's new placement are
+// one write: the same reconcile runs the failover scheduler's placement
+// (scheduling.Replace, as the scheduler would on the evicted binding) on
+// the binding eviction.Evict just changed, then reports the scheduler's
+// observation of the new generation in one status write.
 type TaintManager struct {
 	Client client.Client
 	Clock  clock.PassiveClock
@@ -41,7 +49,27 @@ type TaintManager struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+	// Conditions, with InlineScheduling, keeps the binding's Failover
+	// condition in the status write that follows an eviction.
+	Conditions *FailoverConditions
+	// InlineScheduling runs the failover scheduler's placement in the
+	// eviction's write, and records status.schedulerObservedGeneration in
+	// the status write that follows it. Set it only where this process's
+	// FailoverScheduler is the scheduler (Setup does, when failoverScheduler
+	// is enabled): beside karmada-scheduler the taint manager must leave
+	// placement to it. A placement that finds no cluster is left to the
+	// scheduler, which reports why and looks again.
+	InlineScheduling bool
+	// EvictionWorkers is how many evictions of one reconcile are written at
+	// once; 0 is DefaultEvictionWorkers. Each eviction is its own binding's
+	// writes, so they need not wait for each other; the pacer still admits
+	// them one by one, in the planner's order.
+	EvictionWorkers int
 }
+
+// DefaultEvictionWorkers is the taint manager's default EvictionWorkers:
+// Karmada's taint manager also evicts from 3 workers per binding kind.
+const DefaultEvictionWorkers = 3
 
 // SetupWithManager registers the taint manager.
 func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
@@ -55,7 +83,8 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 		m.Schedule.Forget(req.NamespacedName)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if err := m.observeFleet(ctx, cluster); err != nil {
+	clusters, err := m.observeFleet(ctx, cluster)
+	if err != nil {
 		return reconcile.Result{}, err
 	}
 	taints := cluster.Spec.Taints
@@ -63,7 +92,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 
 	var bindings []failover.ClusterBinding
 	var objects []client.Object
-	var policies []*failover.ClusterFailoverBehavior
+	var policies []*failover.FailoverBehavior
 	for _, kind := range BindingKinds() {
 		list := kind.NewList()
 		if err := m.Client.List(ctx, list, client.MatchingFields{BindingTargetClusterIndex: cluster.Name}); err != nil {
@@ -94,12 +123,47 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 				Failover:    behaviour,
 			})
 			objects = append(objects, rb)
-			policies = append(policies, behaviour)
+			policies = append(policies, policy)
 		}
 	}
 
 	plan := m.Planner.Plan(taints, bindings, now)
 	next := plan.NextCheck
+	var fleet []scheduling.Cluster
+	if m.InlineScheduling && len(plan.Evict) > 0 {
+		fleet = make([]scheduling.Cluster, len(clusters))
+		for i := range clusters {
+			cl := &clusters[i]
+			fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
+		}
+	}
+	// The pacer admits the evictions in the planner's order, each when a
+	// writer is free to take it; the writes of different bindings do not
+	// wait for each other.
+	writers := m.EvictionWorkers
+	if writers <= 0 {
+		writers = DefaultEvictionWorkers
+	}
+	writers = min(writers, len(plan.Evict))
+	admitted := make(chan failover.ClusterEviction)
+	failed := make(chan error, writers)
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev := range admitted {
+				if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, fleet, cluster.Name, ev); err != nil {
+					failed <- err
+					stopOnce.Do(func() { close(stop) })
+					return
+				}
+			}
+		}()
+	}
+	stopped := false
 	for _, ev := range plan.Evict {
 		if !m.Pacer.TryAccept(clusterZone(cluster)) {
 			// Out of budget (or stopped in a full disruption): look again
@@ -110,9 +174,23 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			}
 			break
 		}
-		if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], cluster.Name, ev); err != nil {
-			return reconcile.Result{}, err
+		select {
+		case admitted <- ev:
+		case <-stop:
+			// A write failed: this admitted eviction and the rest wait
+			// for the retry of the whole reconcile.
+			stopped = true
 		}
+		if stopped {
+			break
+		}
+	}
+	close(admitted)
+	wg.Wait()
+	select {
+	case err := <-failed:
+		return reconcile.Result{}, err
+	default:
 	}
 	return m.Schedule.Result(req.NamespacedName, now, next), nil
 }
@@ -120,10 +198,11 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 // observeFleet gives the pacer the health of every cluster so it can pick
 // the disruption mode.
 // Mode changes are reported as events on the cluster being reconciled.
-func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1alpha1.Cluster) error {
+// It returns the clusters it listed.
+func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1alpha1.Cluster) ([]clusterv1alpha1.Cluster, error) {
 	clusters := &clusterv1alpha1.ClusterList{}
 	if err := m.Client.List(ctx, clusters); err != nil {
-		return err
+		return nil, err
 	}
 	views := make([]eviction.ClusterHealthView, len(clusters.Items))
 	for i := range clusters.Items {
@@ -139,12 +218,19 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 			m.Events.event(reconciled, corev1.EventTypeWarning, string(st.Mode), "eviction pacing for zone %q: %s", st.Zone, st.Message)
 		}
 	}
-	return nil
+	return clusters.Items, nil
 }
 
-// evict applies one planned eviction to the binding. The events are
-// recorded once, after the write, whatever the number of conflict retries.
-func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover.ClusterFailoverBehavior, cluster string, ev failover.ClusterEviction) error {
+// evict applies one planned eviction to the binding and, with
+// InlineScheduling, the new placement in the same spec write (fleet is the
+// scheduler's view of the clusters), then the scheduler's observation in one
+// status write. The events are recorded once, after the writes, whatever the
+// number of conflict retries.
+func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, clusters []clusterv1alpha1.Cluster, fleet []scheduling.Cluster, cluster string, ev failover.ClusterEviction) error {
+	var sp *failover.ClusterFailoverBehavior
+	if fb != nil {
+		sp = fb.Cluster
+	}
 	planned := ev.Eviction(cluster)
 	// Stamped at the decision, in the same write: the graceful eviction
 	// controller then has no stamp to write.
@@ -152,11 +238,12 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover
 	var outcome eviction.EvictOutcome
 	var refusal error
 	refusalReason := ""
+	wrote := false
 	b := kindOf(rb).NewObject()
 	b.SetNamespace(rb.GetNamespace())
 	b.SetName(rb.GetName())
 	err := patchObject(ctx, m.Client, b, func(client.Object) bool {
-		refusal, refusalReason, outcome = nil, "", ""
+		refusal, refusalReason, outcome, wrote = nil, "", "", false
 		var state map[string]string
 		if sp != nil && sp.StatePreservation != nil {
 			s, err := extractState(m.Rules, sp.StatePreservation, bindingStatus(b), cluster)
@@ -173,11 +260,35 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, sp *failover
 			refusal, refusalReason = err, "EvictionRejected"
 			return false
 		}
-		outcome = o
+		outcome, wrote = o, changed
+		if changed && m.InlineScheduling {
+			// What the scheduler would do next with this binding, in this
+			// write. A history that cannot be read, or no cluster that
+			// fits, is left to the scheduler, which reports it.
+			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
+				_, _, _ = replaceLost(b, fleet, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
+			}
+		}
 		return changed
 	})
 	if err != nil {
 		return fmt.Errorf("evict %s %s from %s: %w", kindOf(rb), types.NamespacedName{Namespace: rb.GetNamespace(), Name: rb.GetName()}, cluster, err)
+	}
+	if wrote && m.InlineScheduling {
+		var status statusUpdate
+		recordSchedulerObservation(&status)
+		var condition conditionUpdate
+		if m.Conditions != nil {
+			works, err := bindingWorks(ctx, m.Client, b)
+			if err != nil {
+				return err
+			}
+			m.Conditions.addTo(ctx, &status, clusters, works, planned.CreatedAt, &condition)
+		}
+		if err := status.apply(ctx, m.Client, b); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("status of %s %s after its eviction from %s: %w", kindOf(rb), types.NamespacedName{Namespace: rb.GetNamespace(), Name: rb.GetName()}, cluster, err)
+		}
+		condition.record(m.Events, b)
 	}
 	if refusal != nil {
 		m.Events.event(b, corev1.EventTypeWarning, refusalReason, "%v", refusal)
