@@ -74,7 +74,7 @@ func Toleration(cluster string, d failover.TolerationDecision) Explanation {
 		e.Message = fmt.Sprintf("the workload tolerates every NoExecute taint of cluster %s without a time limit: it is never evicted from it", cluster)
 	case failover.EvictAfter:
 		e.Reason, e.Holds, e.Until = ReasonTolerationNotExpired, true, d.At
-		e.Message = fmt.Sprintf("the workload tolerates taint %s of cluster %s for %s more", d.Taint.ToString(), cluster, d.After.Round(time.Second))
+		e.Message = fmt.Sprintf("the workload tolerates taint %s of cluster %s", d.Taint.ToString(), cluster)
 	default:
 		if d.Toleration == nil {
 			e.Reason = ReasonTaintNotTolerated
@@ -152,7 +152,10 @@ func ApplicationHealth(cluster string, in failover.DetectorInput, det failover.D
 		e.Reason = ReasonWorkloadHealthy
 		e.Message = fmt.Sprintf("the workload is healthy on cluster %s", cluster)
 	case status == health.Unknown:
-		e.Reason, e.Holds = ReasonHealthUnknown, true
+		// Unknown neither counts as failing nor stops a countdown, so it
+		// holds nothing by itself; it is shown because it is often why a
+		// broken workload does not move.
+		e.Reason = ReasonHealthUnknown
 		e.Message = fmt.Sprintf("the workload's health on cluster %s is unknown, which does not count as failing", cluster)
 	default:
 		e.Reason, e.Holds, e.Until = ReasonPreConditionsPending, true, det.NextCheck
@@ -171,7 +174,10 @@ func tolerationSeconds(p *failover.ApplicationFailoverBehavior) int32 {
 // EvictionTask explains a graceful eviction task already on the binding.
 func EvictionTask(t eviction.GracefulEvictionTask) Explanation {
 	e := Explanation{Step: StepEviction, Cluster: t.FromCluster, Reason: ReasonEvictionInProgress,
-		Message: fmt.Sprintf("evicted from cluster %s (purge mode %s, %s)", t.FromCluster, orText(string(t.PurgeMode.Normalize()), string(eviction.PurgeGracefully)), orText(t.Message, t.Reason))}
+		Message: fmt.Sprintf("evicted from cluster %s (%s, purge mode %s)", t.FromCluster, orText(t.Reason, "no reason given"), orText(string(t.PurgeMode.Normalize()), string(eviction.PurgeGracefully)))}
+	if t.Message != "" {
+		e.Message += ": " + t.Message
+	}
 	if t.CreationTimestamp != nil {
 		e.Since = t.CreationTimestamp.Time
 	}
@@ -229,6 +235,9 @@ func rejectionText(r scheduling.Result, names []string) string {
 		s := n + ": " + rej.Filter
 		if rej.Reason != "" {
 			s += " (" + rej.Reason + ")"
+		}
+		if rej.Taint != nil {
+			s += " taint " + rej.Taint.ToString()
 		}
 		if !rej.Until.IsZero() {
 			s += " until " + rej.Until.UTC().Format(time.RFC3339)

@@ -37,6 +37,6 @@ func ExampleWorkload() {
 	// Output:
 	// TolerationNotExpired until 12:03PM
 	//    ClusterHealth     ClusterUnreachable               cluster eu-2 is unreachable (ClusterStatusUnknown)
-	// => Toleration        TolerationNotExpired             the workload tolerates taint cluster.karmada.io/unreachable:NoExecute of cluster eu-2 for 3m0s more (until 2026-11-23T12:03:00Z)
+	// => Toleration        TolerationNotExpired             the workload tolerates taint cluster.karmada.io/unreachable:NoExecute of cluster eu-2 (until 2026-11-23T12:03:00Z)
 	//    next change by itself at 2026-11-23T12:03:00Z
 }

@@ -139,7 +139,10 @@ func Workload(in Input) Chain {
 			continue
 		}
 		c.add(step)
-		if in.Pacer != nil {
+		if in.Pacer == nil {
+			c.add(Explanation{Step: StepEviction, Cluster: cl.Name, Reason: ReasonEvictionDue, Until: now,
+				Message: fmt.Sprintf("the workload is evicted from cluster %s now", cl.Name)})
+		} else {
 			at, ok := in.Pacer.When(cl.Zone)
 			p := Pacing(cl.Name, in.Pacer.State(cl.Zone), at, ok, now)
 			c.add(p)
@@ -203,9 +206,12 @@ func (c *Chain) application(in Input) []string {
 			Message: "the workload is not healthy everywhere, but application failover is off"})
 		return nil
 	}
-	names := make([]string, len(in.Targets))
-	for i, t := range in.Targets {
-		names[i] = t.Name
+	// A cluster whose failover a dispatch suspension pauses is not judged.
+	names := make([]string, 0, len(in.Targets))
+	for _, t := range in.Targets {
+		if !suspension.FailoverPaused(in.Suspension, t.Name) {
+			names = append(names, t.Name)
+		}
 	}
 	din := failover.DetectorInput{Policy: in.Policy.Application, Clusters: names, Health: app.Health, Records: app.Records}
 	det, err := failover.DetectApplicationFailure(din, in.Now, app.Config)
@@ -233,17 +239,13 @@ func registered(r *health.Registry, gvk schema.GroupVersionKind) bool {
 	return ok
 }
 
-// placement adds the re-placement step for the lost clusters; a workload
-// whose every copy is being evicted is re-placed too.
+// placement adds the re-placement step for the lost clusters: those
+// evicted now, and those an earlier eviction left unreplaced.
 func (c *Chain) placement(in Input, lost []string) {
 	if in.Placement == nil {
 		return
 	}
-	if len(lost) == 0 && len(in.Targets) == 0 {
-		for _, t := range in.Tasks {
-			lost = append(lost, t.FromCluster)
-		}
-	}
+	lost = append(lost, Unreplaced(in.Targets, in.Tasks)...)
 	if len(lost) == 0 {
 		return
 	}
@@ -258,11 +260,36 @@ func (c *Chain) placement(in Input, lost []string) {
 	}
 	for _, n := range lost {
 		if !slices.ContainsFunc(req.Evicted, func(t eviction.TargetCluster) bool { return t.Name == n }) {
-			req.Evicted = append(req.Evicted, eviction.TargetCluster{Name: n})
+			// An eviction task records the replicas it took away.
+			t := eviction.TargetCluster{Name: n, Replicas: req.Replicas}
+			for _, task := range in.Tasks {
+				if task.FromCluster == n && task.Replicas != nil {
+					t.Replicas = *task.Replicas
+				}
+			}
+			req.Evicted = append(req.Evicted, t)
 		}
 	}
 	plan, err := scheduling.Replace(&req)
 	c.add(Placement(lost, plan, err))
+}
+
+// Unreplaced lists the clusters an earlier eviction took out of the
+// placement without a replacement yet: the workload runs on fewer clusters
+// than a task's ClustersBeforeFailover, and the newest tasks' clusters
+// account for the difference.
+func Unreplaced(targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) []string {
+	missing := 0
+	for _, t := range tasks {
+		missing = max(missing, len(t.ClustersBeforeFailover)-len(targets))
+	}
+	var out []string
+	for i := len(tasks) - 1; i >= 0 && len(out) < missing; i-- {
+		if name := tasks[i].FromCluster; !placed(targets, name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func findCluster(clusters []Cluster, name string) *Cluster {

@@ -138,6 +138,10 @@ func (e *Explanation) condition() failoverCondition {
 		return c
 	}
 	c := failoverCondition{Status: metav1.ConditionTrue, Reason: step.Reason, Message: step.Message, EventType: corev1.EventTypeNormal}
+	if !step.Until.IsZero() {
+		// An absolute time, so the message changes only with the step.
+		c.Message += " until " + step.Until.UTC().Format(time.RFC3339)
+	}
 	if e.Warning {
 		c.EventType = corev1.EventTypeWarning
 	}

@@ -183,41 +183,7 @@ func replaceLost(rb client.Object, fleet []scheduling.Cluster, history eviction.
 	if len(failed) == 0 {
 		return scheduling.Plan{}, false, nil
 	}
-	var clusterTolerations []corev1.Toleration
-	sreq := &scheduling.Request{
-		Type:     scheduling.Duplicated,
-		Replicas: spec.Replicas,
-		Clusters: fleet,
-		Filters: []scheduling.Filter{
-			scheduling.TaintToleration(tolerations),
-			scheduling.EvictionInProgress(),
-			scheduling.EvictionHistoryFilter(),
-			scheduling.Suspended(),
-		},
-	}
-	if p := spec.Placement; p != nil {
-		clusterTolerations = p.ClusterTolerations
-		if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
-			sreq.Type = scheduling.Divided
-		}
-		if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
-			sreq.Filters = append(sreq.Filters, scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
-		}
-		for _, sc := range p.SpreadConstraints {
-			if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
-				sreq.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
-			}
-		}
-	}
-	sreq.Workload = &scheduling.Workload{
-		Name:                    string(kindOf(rb)) + "/" + client.ObjectKeyFromObject(rb).String(),
-		Tolerations:             failover.AddDefaultClusterTolerations(clusterTolerations, defaults),
-		EvictionTasks:           toTasks(spec.GracefulEvictionTasks),
-		History:                 history,
-		BlockPredecessorSeconds: block,
-		Suspension:              toSuspension(spec.Suspension),
-		Now:                     now,
-	}
+	sreq := failoverRequest(rb, fleet, history, block, defaults, tolerations, now)
 	sreq.Targets = toTargets(spec.Clusters)
 	// The taint manager and the application-failover controller ran
 	// eviction.Evict; what they took out of the placement is what their
@@ -264,4 +230,50 @@ func recordSchedulerObservation(u *statusUpdate) {
 		st.SchedulerObservedGeneration = o.GetGeneration()
 		return true
 	})
+}
+
+// failoverRequest is the failover scheduler's re-placement request for
+// binding rb, without its Targets and Evicted: the fleet, the filters
+// (taints matched with tolerations, evictions in progress, the eviction
+// history within block, suspension; the binding's affinity) and its spread
+// by cluster. The explanation asks the same question.
+func failoverRequest(rb client.Object, fleet []scheduling.Cluster, history eviction.EvictionHistory, block *int32,
+	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
+	spec := bindingSpec(rb)
+	var clusterTolerations []corev1.Toleration
+	sreq := &scheduling.Request{
+		Type:     scheduling.Duplicated,
+		Replicas: spec.Replicas,
+		Clusters: fleet,
+		Filters: []scheduling.Filter{
+			scheduling.TaintToleration(tolerations),
+			scheduling.EvictionInProgress(),
+			scheduling.EvictionHistoryFilter(),
+			scheduling.Suspended(),
+		},
+	}
+	if p := spec.Placement; p != nil {
+		clusterTolerations = p.ClusterTolerations
+		if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
+			sreq.Type = scheduling.Divided
+		}
+		if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
+			sreq.Filters = append(sreq.Filters, scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
+		}
+		for _, sc := range p.SpreadConstraints {
+			if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
+				sreq.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
+			}
+		}
+	}
+	sreq.Workload = &scheduling.Workload{
+		Name:                    string(kindOf(rb)) + "/" + client.ObjectKeyFromObject(rb).String(),
+		Tolerations:             failover.AddDefaultClusterTolerations(clusterTolerations, defaults),
+		EvictionTasks:           toTasks(spec.GracefulEvictionTasks),
+		History:                 history,
+		BlockPredecessorSeconds: block,
+		Suspension:              toSuspension(spec.Suspension),
+		Now:                     now,
+	}
+	return sreq
 }

@@ -465,7 +465,7 @@ func TestStory9GateOffIsExplained(t *testing.T) {
 	}
 	// With the gate on, the taint is untolerated and the eviction is due.
 	out, code = f.explainCommand(name, "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true")
-	if line, held := stepLine(out, controllers.StepToleration); code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonEvictionDue) {
+	if line, held := stepLine(out, controllers.StepEviction); code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonEvictionDue) {
 		t.Fatalf("fleetover-explain with the Failover gate (exit %d) does not say the eviction is due:\n%s", code, out)
 	}
 }
