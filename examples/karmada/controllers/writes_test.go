@@ -183,8 +183,8 @@ func TestClusterFailoverWritesSeveralBindingsAtOnce(t *testing.T) {
 				Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
 			},
 		})
-		f.waitBinding(name, "generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
-			return rb.Status.SchedulerObservedGeneration == rb.Generation
+		f.waitBinding(name, "finalizer set and generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
+			return len(rb.Finalizers) > 0 && rb.Status.SchedulerObservedGeneration == rb.Generation
 		})
 		want[name], want[name+"/status"] = 1, 1
 	}
