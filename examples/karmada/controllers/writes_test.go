@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
@@ -147,5 +149,76 @@ func TestClusterFailoverWrites(t *testing.T) {
 	// ended, and said so, at no write of its own.
 	if c := failoverCondition(f.binding("web")); c == nil || c.Status != metav1.ConditionFalse || c.Reason != controllers.ReasonSettled {
 		t.Errorf("after the failover: %s, want Failover=False reason %s", failoverString(c), controllers.ReasonSettled)
+	}
+}
+
+// Several bindings leave one cluster at once: the taint manager writes them
+// from its eviction writers, each binding still in one spec write (eviction
+// and placement) and one status write, whatever the interleaving (run with
+// -race, this is where the writers run side by side).
+func TestClusterFailoverWritesSeveralBindingsAtOnce(t *testing.T) {
+	const bindings = 7
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = newProbes()
+		c.Pacer = eviction.PacerConfig{Rate: eviction.MaxEvictionRate, Burst: bindings}
+	})
+	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
+	counter := &writeCounter{counts: map[string]int{}, classes: func(path string) string {
+		prefix := "/namespaces/" + f.ns + "/resourcebindings/"
+		i := strings.Index(path, prefix)
+		if i < 0 {
+			return ""
+		}
+		return path[i+len(prefix):] // "<name>" or "<name>/status"
+	}}
+	f.wrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
+	f.start()
+	f.createCluster(oldCluster, clusterv1alpha1.Push)
+	f.createCluster(newCluster, clusterv1alpha1.Push)
+	f.waitReady(oldCluster, metav1.ConditionTrue)
+	f.waitReady(newCluster, metav1.ConditionTrue)
+	want := map[string]int{}
+	for i := range bindings {
+		name := fmt.Sprintf("web-%d", i)
+		f.createBinding(&workv1alpha2.ResourceBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: workv1alpha2.ResourceBindingSpec{
+				Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: name},
+				Replicas: 2,
+				Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
+			},
+		})
+		f.waitBinding(name, "finalizer set and generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
+			return len(rb.Finalizers) > 0 && rb.Status.SchedulerObservedGeneration == rb.Generation
+		})
+		want[name], want[name+"/status"] = 1, 1
+	}
+
+	// The pacer's bucket fills with time, which is the fake clock's: a
+	// second at MaxEvictionRate fills it to its burst, one token per
+	// binding, so one reconcile evicts them all.
+	f.clock.Step(time.Second)
+	counter.armed.Store(true)
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := f.cluster(oldCluster)
+		now := metav1.NewTime(f.clock.Now())
+		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
+		return f.c.Update(f.ctx, cl)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range bindings {
+		f.waitBinding(fmt.Sprintf("web-%d", i), "moved with one task, generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
+			return slices.Equal(clusterNames(rb), []string{newCluster}) && slices.Equal(taskClusters(rb), []string{oldCluster}) &&
+				rb.Status.SchedulerObservedGeneration == rb.Generation
+		})
+	}
+	f.eventually("one spec and one status write per binding", func() (bool, string) {
+		counts, log := counter.snapshot()
+		return maps.Equal(counts, want), fmt.Sprintf("%v\n%s", counts, strings.Join(log, "\n"))
+	})
+	f.stopControllers()
+	if counts, log := counter.snapshot(); !maps.Equal(counts, want) {
+		t.Errorf("writes %v, want %v:\n%s", counts, want, strings.Join(log, "\n"))
 	}
 }
