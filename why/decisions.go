@@ -175,7 +175,7 @@ func tolerationSeconds(p *failover.ApplicationFailoverBehavior) int32 {
 func EvictionTask(t eviction.GracefulEvictionTask) Explanation {
 	e := Explanation{Step: StepEviction, Cluster: t.FromCluster, Reason: ReasonEvictionInProgress,
 		Message: fmt.Sprintf("evicted from cluster %s (%s, purge mode %s)", t.FromCluster, orText(t.Reason, "no reason given"), orText(string(t.PurgeMode.Normalize()), string(eviction.PurgeGracefully)))}
-	if t.Message != "" {
+	if t.Message != "" && !strings.HasPrefix(t.Message, t.Reason) {
 		e.Message += ": " + t.Message
 	}
 	if t.CreationTimestamp != nil {
