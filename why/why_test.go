@@ -253,4 +253,3 @@ func TestUnreplaced(t *testing.T) {
 		}
 	}
 }
-
