@@ -330,3 +330,64 @@ func GracefulEviction(a eviction.Assessment) []Explanation {
 	}
 	return out
 }
+
+// ClusterTaints explains a taint computation (failover.ComputeClusterTaints)
+// for cluster: what it adds and removes, and when the taints change next
+// without new input (the NoExecute timeout).
+func ClusterTaints(cluster string, diff failover.ClusterTaintDiff) Explanation {
+	e := Explanation{Step: StepTaints, Cluster: cluster, Until: diff.NextCheck}
+	if !diff.Changed {
+		e.Reason = ReasonTaintsUnchanged
+		e.Message = fmt.Sprintf("the taints of cluster %s stay as they are", cluster)
+	} else {
+		e.Reason = ReasonTaintsChanged
+		e.Message = fmt.Sprintf("cluster %s gains [%s] and loses [%s]", cluster, taintList(diff.ToAdd), taintList(diff.ToRemove))
+	}
+	if !diff.NextCheck.IsZero() {
+		e.Message += "; the next taint is due by itself"
+	}
+	return e
+}
+
+func taintList(ts []corev1.Taint) string {
+	parts := make([]string, len(ts))
+	for i := range ts {
+		parts[i] = ts[i].ToString()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Evict explains eviction.Evict's outcome for cluster.
+func Evict(cluster string, res eviction.EvictResult) Explanation {
+	e := Explanation{Step: StepEviction, Cluster: cluster}
+	switch res.Outcome {
+	case eviction.EvictTaskAdded:
+		e.Reason = ReasonEvictionTaskAdded
+		e.Message = fmt.Sprintf("the workload leaves cluster %s; a graceful eviction task keeps its old copy until it may go", cluster)
+	case eviction.EvictAlreadyInProgress:
+		e.Reason = ReasonEvictionAlreadyQueued
+		e.Message = fmt.Sprintf("the workload is already leaving cluster %s; its task is kept (new preserved state merged in)", cluster)
+	default:
+		e.Reason = ReasonEvictionNotPlaced
+		e.Message = fmt.Sprintf("the workload does not run on cluster %s, so there is nothing to evict", cluster)
+	}
+	return e
+}
+
+// Filters explains a filter run (scheduling.RunFilters): one explanation per
+// rejected cluster, in name order, with the filter that ruled it out and
+// when that lapses.
+func Filters(res scheduling.Result) []Explanation {
+	names := make([]string, 0, len(res.Rejected))
+	for n := range res.Rejected {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]Explanation, len(names))
+	for i, n := range names {
+		rej := res.Rejected[n]
+		out[i] = Explanation{Step: StepFilter, Cluster: n, Reason: ReasonClusterFiltered, Until: rej.Until,
+			Message: "cluster " + rejectionText(res, []string{n})}
+	}
+	return out
+}

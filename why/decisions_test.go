@@ -2,6 +2,7 @@ package why_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/preservation"
+	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/why"
 )
 
@@ -207,5 +209,64 @@ func TestEvictionTaskReason(t *testing.T) {
 	e := why.EvictionTask(eviction.GracefulEvictionTask{FromCluster: "a", Reason: eviction.ReasonTaintUntolerated, CreationTimestamp: &metav1.Time{Time: now}})
 	if e.Reason != why.ReasonEvictionInProgress || !e.Since.Equal(now) || e.Holds {
 		t.Errorf("got %+v", e)
+	}
+}
+
+func TestClusterTaintsReasons(t *testing.T) {
+	cfg := failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}
+	ready := []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}
+	diff, err := failover.ComputeClusterTaints(cfg, ready, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := why.ClusterTaints("x", diff); e.Reason != why.ReasonTaintsUnchanged {
+		t.Errorf("ready: got %s", e.Reason)
+	}
+	down := []metav1.Condition{{Type: "Ready", Status: metav1.ConditionUnknown, LastTransitionTime: metav1.Time{Time: now}}}
+	diff, err = failover.ComputeClusterTaints(cfg, down, nil, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := why.ClusterTaints("x", diff)
+	if e.Reason != why.ReasonTaintsChanged || !e.Until.Equal(diff.NextCheck) || diff.NextCheck.IsZero() {
+		t.Errorf("unreachable: got %s until %v, the NoExecute taint is due at %v", e.Reason, e.Until, diff.NextCheck)
+	}
+}
+
+func TestEvictReasons(t *testing.T) {
+	targets := []eviction.TargetCluster{{Name: "a"}, {Name: "b"}}
+	evict := func(targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask, cluster string) eviction.EvictResult {
+		t.Helper()
+		res, err := eviction.Evict(targets, tasks, eviction.Eviction{Cluster: cluster, Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := evict(targets, nil, "a")
+	if e := why.Evict("a", first); e.Reason != why.ReasonEvictionTaskAdded {
+		t.Errorf("first eviction: got %s (outcome %s)", e.Reason, first.Outcome)
+	}
+	again := evict(first.Targets, first.Tasks, "a")
+	if e := why.Evict("a", again); e.Reason != why.ReasonEvictionAlreadyQueued {
+		t.Errorf("second eviction: got %s (outcome %s)", e.Reason, again.Outcome)
+	}
+	if e := why.Evict("c", evict(targets, nil, "c")); e.Reason != why.ReasonEvictionNotPlaced {
+		t.Errorf("not placed: got %s", e.Reason)
+	}
+}
+
+func TestFiltersExplainEachRejection(t *testing.T) {
+	down := downCluster("b", "", now).Taints
+	res := scheduling.RunFilters(&scheduling.Workload{Now: now}, []scheduling.Cluster{{Name: "a"}, {Name: "b", Taints: down}, {Name: "c", Taints: down}},
+		scheduling.TaintToleration(failover.TolerationOptions{}))
+	got := why.Filters(res)
+	if len(got) != 2 || got[0].Cluster != "b" || got[1].Cluster != "c" {
+		t.Fatalf("got %v, want one explanation for b and one for c", got)
+	}
+	for _, e := range got {
+		if e.Reason != why.ReasonClusterFiltered || !strings.Contains(e.Message, res.Rejected[e.Cluster].Filter) {
+			t.Errorf("%s: %s %q does not name the filter %q", e.Cluster, e.Reason, e.Message, res.Rejected[e.Cluster].Filter)
+		}
 	}
 }

@@ -14,11 +14,13 @@ type Step string
 const (
 	StepPolicy            Step = "Policy"
 	StepClusterHealth     Step = "ClusterHealth"
+	StepTaints            Step = "Taints"
 	StepToleration        Step = "Toleration"
 	StepPacing            Step = "Pacing"
 	StepApplicationHealth Step = "ApplicationHealth"
 	StepEviction          Step = "Eviction"
 	StepPlacement         Step = "Placement"
+	StepFilter            Step = "Filter"
 	StepDispatch          Step = "Dispatch"
 	StepState             Step = "State"
 	StepGracefulEviction  Step = "GracefulEviction"

@@ -49,9 +49,24 @@ const (
 	ReasonApplicationEvictionDue Reason = "ApplicationEvictionDue"
 )
 
-// Reasons of the eviction step (tasks already on the binding).
+// Reasons of the eviction step: eviction.Evict's outcome, and the tasks
+// already on the binding.
 const (
-	ReasonEvictionInProgress Reason = "EvictionInProgress"
+	ReasonEvictionInProgress    Reason = "EvictionInProgress"
+	ReasonEvictionTaskAdded     Reason = "EvictionTaskAdded"
+	ReasonEvictionAlreadyQueued Reason = "EvictionAlreadyInProgress"
+	ReasonEvictionNotPlaced     Reason = "EvictionNotPlaced"
+)
+
+// Reasons of the cluster taint step (failover.ComputeClusterTaints).
+const (
+	ReasonTaintsUnchanged Reason = "TaintsUnchanged"
+	ReasonTaintsChanged   Reason = "TaintsChanged"
+)
+
+// Reasons of the scheduling filters, one per rejected cluster.
+const (
+	ReasonClusterFiltered Reason = "ClusterFilteredOut"
 )
 
 // Reasons of the placement step.
@@ -105,7 +120,9 @@ func Reasons() []Reason {
 		ReasonFullDisruption, ReasonEvictionPaced, ReasonEvictionDue,
 		ReasonApplicationFailoverOff, ReasonNoHealthInterpreter, ReasonWorkloadHealthy, ReasonHealthUnknown,
 		ReasonPreConditionsPending, ReasonUnhealthyNotExpired, ReasonApplicationEvictionDue,
-		ReasonEvictionInProgress,
+		ReasonEvictionInProgress, ReasonEvictionTaskAdded, ReasonEvictionAlreadyQueued, ReasonEvictionNotPlaced,
+		ReasonTaintsUnchanged, ReasonTaintsChanged,
+		ReasonClusterFiltered,
 		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft,
 		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped,
 		ReasonStateCarried, ReasonNoStateToCarry, ReasonStateWhileOldCopyRuns, ReasonStateSeveralTargets,
