@@ -104,7 +104,7 @@ func Pacing(cluster string, state eviction.DisruptionState, at time.Time, ok boo
 		e.Message = fmt.Sprintf("evictions from cluster %s are stopped: %s", cluster, orText(state.Message, "the fleet is in full disruption"))
 	case at.After(now):
 		e.Reason, e.Holds, e.Until = ReasonEvictionPaced, true, at
-		e.Message = fmt.Sprintf("the eviction from cluster %s waits for the fleet's eviction rate (%s mode)", cluster, state.Mode)
+		e.Message = fmt.Sprintf("the eviction from cluster %s waits for the fleet's eviction rate (%s mode, %g evictions per second)", cluster, state.Mode, state.Rate)
 	default:
 		e.Reason, e.Until = ReasonEvictionDue, now
 		e.Message = fmt.Sprintf("the workload is evicted from cluster %s now", cluster)
