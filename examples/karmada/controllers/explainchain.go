@@ -55,7 +55,7 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 	for i, s := range chain.Steps {
 		step := ExplanationStep{Step: string(s.Step), Reason: string(s.Reason), Message: s.Message, Since: s.Since, Until: s.Until,
 			Passing: actingNow(chain.Steps, i)}
-		if g, ok := karmadaGates[s.Reason]; ok {
+		if g, ok := karmadaGate(s.Reason); ok {
 			step.Message += " (" + g + ")"
 		}
 		ex.Steps = append(ex.Steps, step)
@@ -68,11 +68,16 @@ func chainOf(ex *Explanation, f *explainFacts, cfg ExplainConfig, now time.Time)
 	}
 }
 
-// karmadaGates names, for a step held by a controller that does not run,
+// karmadaGate names, for a step held by a controller that does not run,
 // the Karmada settings that turn it on.
-var karmadaGates = map[why.Reason]string{
-	why.ReasonClusterFailoverOff:     "the taint manager does not run: Karmada's Failover gate, --enable-taint-manager, --enable-no-execute-taint-eviction",
-	why.ReasonApplicationFailoverOff: "the application failover controller does not run: --controllers applicationFailover",
+func karmadaGate(r why.Reason) (string, bool) {
+	switch r {
+	case why.ReasonClusterFailoverOff:
+		return "the taint manager does not run: Karmada's Failover gate, --enable-taint-manager, --enable-no-execute-taint-eviction", true
+	case why.ReasonApplicationFailoverOff:
+		return "the application failover controller does not run: --controllers applicationFailover", true
+	}
+	return "", false
 }
 
 // actingNow reports that steps[i] is a decision a controller carries out
