@@ -13,6 +13,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/why"
 )
 
 // ExplainConfig is what the explanation of a binding needs of the
@@ -102,6 +103,9 @@ type Explanation struct {
 	// Condition is the binding's Failover condition as the controllers
 	// last wrote it; nil when it has none.
 	Condition *metav1.Condition
+	// Warnings are the binding's policy settings whose failover can never
+	// fire (why.Warnings); only ExplainBinding fills them.
+	Warnings []why.Warning
 }
 
 // Held returns the step that holds the workload, and false when none does.
@@ -160,6 +164,9 @@ func ExplainBinding(ctx context.Context, c client.Reader, kind BindingKind, key 
 		return nil, err
 	}
 	ex := explain(f, cfg, now)
+	if f.policyErr == nil {
+		ex.Warnings = policyWarnings(f, cfg, now)
+	}
 	if c := meta.FindStatusCondition(bindingStatus(rb).Conditions, FailoverConditionType); c != nil {
 		ex.Condition = c.DeepCopy()
 	}

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
@@ -163,5 +164,21 @@ func oldCopiesFrom(works []workv1alpha1.Work, clusters map[string]*clusterv1alph
 			old.Unreachable = slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == clusterv1alpha1.TaintClusterUnreachable })
 		}
 		return old
+	})
+}
+
+// policyWarnings are why.Warnings for the binding of f under the
+// controllers' settings: what in its policy, tolerations or placement keeps
+// failover from ever firing.
+func policyWarnings(f *explainFacts, cfg ExplainConfig, now time.Time) []why.Warning {
+	in := whyInput(f, cfg, now)
+	spec := field.NewPath("spec")
+	req := *in.Placement
+	req.Targets = in.Targets
+	return why.Warnings(why.PolicyInput{
+		Policy: f.policy, Path: spec.Child("failover"),
+		Tolerations: in.Tolerations, TolerationsPath: spec.Child("placement", "clusterTolerations"), TolerationOptions: in.TolerationOptions,
+		Kind: in.Application.Kind, Registry: in.Application.Registry, Gates: in.Gates,
+		Placement: &req, PlacementPath: spec.Child("placement"),
 	})
 }

@@ -358,6 +358,11 @@ func TestStory9NoFeasibleClusterIsExplained(t *testing.T) {
 	if code != explainapp.ExitHeld || !held || !strings.Contains(line, controllers.ReasonNoFeasibleCluster) || !strings.Contains(line, "dedicated") {
 		t.Fatalf("fleetover-explain (exit %d) does not hold the binding at the placement:\n%s", code, out)
 	}
+	// The placement's only other cluster is ruled out for good: the
+	// policy can never fail over, and the command says so.
+	if !strings.Contains(out, "warning: spec.placement: ") || !strings.Contains(out, "(NoClusterToMoveTo)") {
+		t.Fatalf("fleetover-explain does not warn that the placement leaves no cluster to move to:\n%s", out)
+	}
 	f.stopControllers()
 	got := events.of(f.ns+"/web", controllers.FailoverChangedAction)
 	if len(got) != 1 || got[0].Reason != controllers.ReasonNoFeasibleCluster || got[0].Type != corev1.EventTypeWarning {

@@ -176,6 +176,9 @@ func Print(w io.Writer, ex *controllers.Explanation, now time.Time) error {
 	if ex.Condition != nil {
 		fmt.Fprintf(w, "condition %s=%s reason %s, written by the controllers\n", ex.Condition.Type, ex.Condition.Status, ex.Condition.Reason)
 	}
+	for _, warning := range ex.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	return nil
 }
 
