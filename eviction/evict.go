@@ -251,6 +251,25 @@ func StateCarrier(target string, tasks []GracefulEvictionTask) *GracefulEviction
 	return best
 }
 
+// Unreplaced lists the clusters an eviction took out of the placement that
+// nothing has replaced yet: the workload has fewer targets than a task's
+// ClustersBeforeFailover, and the newest tasks whose cluster is no target
+// account for the difference. The scheduler re-places these; an empty
+// result means the placement is whole again.
+func Unreplaced(targets []string, tasks []GracefulEvictionTask) []string {
+	missing := 0
+	for i := range tasks {
+		missing = max(missing, len(tasks[i].ClustersBeforeFailover)-len(targets))
+	}
+	var out []string
+	for i := len(tasks) - 1; i >= 0 && len(out) < missing; i-- {
+		if name := tasks[i].FromCluster; !slices.Contains(targets, name) && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func newerTask(a, b *GracefulEvictionTask) bool {
 	aNew, bNew := a.CreationTimestamp == nil, b.CreationTimestamp == nil
 	switch {

@@ -1,7 +1,6 @@
 package why_test
 
 import (
-	"slices"
 	"testing"
 	"time"
 
@@ -225,31 +224,5 @@ func TestWorkloadInvalidPolicy(t *testing.T) {
 		DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr(int32(-1))}}}
 	if h := held(t, why.Workload(in)); h.Reason != why.ReasonInvalidFailoverPolicy {
 		t.Fatalf("held by %s, want InvalidFailoverPolicy", h.Reason)
-	}
-}
-
-func TestUnreplaced(t *testing.T) {
-	task := func(from string, before ...string) eviction.GracefulEvictionTask {
-		return eviction.GracefulEvictionTask{FromCluster: from, ClustersBeforeFailover: before}
-	}
-	cases := []struct {
-		name    string
-		targets []string
-		tasks   []eviction.GracefulEvictionTask
-		want    []string
-	}{
-		{"replaced", []string{"a", "c"}, []eviction.GracefulEvictionTask{task("b", "a", "b")}, nil},
-		{"short by one", []string{"a"}, []eviction.GracefulEvictionTask{task("b", "a", "b")}, []string{"b"}},
-		{"newest first", nil, []eviction.GracefulEvictionTask{task("a", "a"), task("b", "b")}, []string{"b"}},
-		{"no tasks", []string{"a"}, nil, nil},
-	}
-	for _, tc := range cases {
-		var targets []eviction.TargetCluster
-		for _, n := range tc.targets {
-			targets = append(targets, eviction.TargetCluster{Name: n})
-		}
-		if got := why.Unreplaced(targets, tc.tasks); !slices.Equal(got, tc.want) {
-			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
-		}
 	}
 }

@@ -245,7 +245,11 @@ func (c *Chain) placement(in Input, lost []string) {
 	if in.Placement == nil {
 		return
 	}
-	lost = append(lost, Unreplaced(in.Targets, in.Tasks)...)
+	names := make([]string, len(in.Targets))
+	for i, t := range in.Targets {
+		names[i] = t.Name
+	}
+	lost = append(lost, eviction.Unreplaced(names, in.Tasks)...)
 	if len(lost) == 0 {
 		return
 	}
@@ -272,24 +276,6 @@ func (c *Chain) placement(in Input, lost []string) {
 	}
 	plan, err := scheduling.Replace(&req)
 	c.add(Placement(lost, plan, err))
-}
-
-// Unreplaced lists the clusters an earlier eviction took out of the
-// placement without a replacement yet: the workload runs on fewer clusters
-// than a task's ClustersBeforeFailover, and the newest tasks' clusters
-// account for the difference.
-func Unreplaced(targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) []string {
-	missing := 0
-	for _, t := range tasks {
-		missing = max(missing, len(t.ClustersBeforeFailover)-len(targets))
-	}
-	var out []string
-	for i := len(tasks) - 1; i >= 0 && len(out) < missing; i-- {
-		if name := tasks[i].FromCluster; !placed(targets, name) && !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 func findCluster(clusters []Cluster, name string) *Cluster {

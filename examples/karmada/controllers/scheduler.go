@@ -149,22 +149,10 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	return s.Schedule.Result(req.NamespacedName, now, next), nil
 }
 
-// lostClusters lists the clusters an eviction took away and nothing has
-// replaced yet: the binding has fewer targets than a task's
-// ClustersBeforeFailover, and the task's cluster is no target.
+// lostClusters is eviction.Unreplaced on the binding's spec: the clusters
+// an eviction took away that nothing has replaced yet.
 func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
-	var out []string
-	missing := 0
-	for i := range spec.GracefulEvictionTasks {
-		missing = max(missing, len(spec.GracefulEvictionTasks[i].ClustersBeforeFailover)-len(spec.Clusters))
-	}
-	for i := len(spec.GracefulEvictionTasks) - 1; i >= 0 && len(out) < missing; i-- {
-		name := spec.GracefulEvictionTasks[i].FromCluster
-		if !slices.ContainsFunc(spec.Clusters, func(tc workv1alpha2.TargetCluster) bool { return tc.Name == name }) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return eviction.Unreplaced(targetNames(spec), toTasks(spec.GracefulEvictionTasks))
 }
 
 // replaceLost is the failover scheduler's placement, run on a binding in

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 )
 
@@ -109,7 +110,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 			}
 		}
 		st.ApplicationHealth = records
-		if lost := lostClusters(targets, st.Tasks); len(lost) > 0 && len(evicted) > 0 {
+		if lost := eviction.Unreplaced(targets, st.Tasks); len(lost) > 0 && len(evicted) > 0 {
 			r, err := replace(req.String(), targets, lost, fleet, tolerations, selector, st, b.Policy, now)
 			if err != nil {
 				return nil, false, err

@@ -219,23 +219,6 @@ func replace(name string, targets, lost []string, fleet []fleetCluster, tolerati
 	return out, nil
 }
 
-// lostClusters lists the clusters an eviction took away and nothing has
-// replaced yet: the workload has fewer targets than a task's
-// ClustersBeforeFailover, and the task's cluster is no target.
-func lostClusters(targets []string, tasks []eviction.GracefulEvictionTask) []string {
-	missing := 0
-	for i := range tasks {
-		missing = max(missing, len(tasks[i].ClustersBeforeFailover)-len(targets))
-	}
-	var out []string
-	for i := len(tasks) - 1; i >= 0 && len(out) < missing; i-- {
-		if name := tasks[i].FromCluster; !slices.Contains(targets, name) && !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // gcHistory drops the history entries whose block has ended and returns
 // when the next one ends.
 func gcHistory(st *FailoverState, policy *failover.FailoverBehavior, now time.Time) (changed bool, next time.Time) {

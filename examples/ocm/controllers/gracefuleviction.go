@@ -65,7 +65,7 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 			return nil, false, nil
 		}
 		targets := liveTargets(decidedClusters(pd), *st)
-		placed := len(lostClusters(targets, st.Tasks)) == 0
+		placed := len(eviction.Unreplaced(targets, st.Tasks)) == 0
 		a := assess(st.Tasks, targets, placed, healthOf, old, now, g.Options)
 		next = a.Next
 		if !a.Changed {

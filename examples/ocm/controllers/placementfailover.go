@@ -133,7 +133,7 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 				evicted = append(evicted, *ev)
 			}
 		}
-		if lost := lostClusters(targets, st.Tasks); len(lost) > 0 {
+		if lost := eviction.Unreplaced(targets, st.Tasks); len(lost) > 0 {
 			r, err := replace(key, targets, lost, fleet, tolerations, selector, st, b.Policy, now)
 			if err != nil {
 				return nil, false, err
