@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 )
@@ -311,6 +313,16 @@ func observeStatus(obs []StatusObservation, items []statusItem, now time.Time) [
 type statusItem struct {
 	cluster string
 	healthy bool
+}
+
+// statusItems is the part of a binding's aggregated status observeStatus
+// needs.
+func statusItems(status *workv1alpha2.ResourceBindingStatus) []statusItem {
+	items := make([]statusItem, len(status.AggregatedStatus))
+	for i, it := range status.AggregatedStatus {
+		items[i] = statusItem{cluster: it.ClusterName, healthy: it.Health == workv1alpha2.ResourceHealthy}
+	}
+	return items
 }
 
 // EvictionHistoryOf returns the eviction history a binding carries in

@@ -123,11 +123,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 		if err != nil {
 			d.warnings = append(d.warnings, err.Error())
 		}
-		items := make([]statusItem, len(status.AggregatedStatus))
-		for i, it := range status.AggregatedStatus {
-			items[i] = statusItem{cluster: it.ClusterName, healthy: it.Health == workv1alpha2.ResourceHealthy}
-		}
-		obs = observeStatus(obs, items, now)
+		obs = observeStatus(obs, statusItems(status), now)
 		if policy != nil && setStatusObservations(rb, obs) {
 			changed = true
 		}

@@ -24,6 +24,12 @@ import (
 // read the same view, so a Directly task stays on the binding, carrying
 // the preserved state, until the old Work is gone.
 func oldCopies(ctx context.Context, c client.Reader, works []workv1alpha1.Work) eviction.OldCopyLookup {
+	return oldCopiesOf(works, func(cluster string) bool { return unreachable(ctx, c, cluster) })
+}
+
+// oldCopiesOf is the view of oldCopies with unreachable answering whether
+// a cluster's deletions cannot be confirmed.
+func oldCopiesOf(works []workv1alpha1.Work, unreachable func(cluster string) bool) eviction.OldCopyLookup {
 	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
 		i := slices.IndexFunc(works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(cluster) })
 		if i < 0 {
@@ -33,7 +39,7 @@ func oldCopies(ctx context.Context, c client.Reader, works []workv1alpha1.Work) 
 		if ts := works[i].DeletionTimestamp; ts != nil {
 			old.DeletingSince = ts.Time
 		}
-		old.Unreachable = unreachable(ctx, c, cluster)
+		old.Unreachable = unreachable(cluster)
 		return old
 	})
 }
@@ -56,5 +62,10 @@ func unreachable(ctx context.Context, c client.Reader, cluster string) bool {
 	if err := c.Get(ctx, types.NamespacedName{Name: cluster}, cl); err != nil {
 		return false
 	}
+	return hasUnreachableTaint(cl)
+}
+
+// hasUnreachableTaint reports whether cl carries the unreachable taint.
+func hasUnreachableTaint(cl *clusterv1alpha1.Cluster) bool {
 	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == clusterv1alpha1.TaintClusterUnreachable })
 }

@@ -12,7 +12,6 @@ import (
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
-	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/why"
@@ -124,7 +123,11 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	in.Tolerations = failover.AddDefaultClusterTolerations(tolerations, cfg.DefaultTolerations)
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
 	in.Placement = failoverRequest(f.binding, fleet, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
-	in.OldCopies = oldCopiesFrom(f.works, byName)
+	// The clusters are read already: no Get per old copy.
+	in.OldCopies = oldCopiesOf(f.works, func(cluster string) bool {
+		cl := byName[cluster]
+		return cl != nil && hasUnreachableTaint(cl)
+	})
 	for _, tc := range spec.Clusters {
 		if slices.ContainsFunc(f.works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(tc.Name) }) {
 			in.Dispatched = append(in.Dispatched, tc.Name)
@@ -132,11 +135,7 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	if f.policy != nil && f.policy.Application != nil {
 		obs, _ := decodeStatusObservations(f.binding.GetAnnotations())
-		items := make([]statusItem, len(status.AggregatedStatus))
-		for i, it := range status.AggregatedStatus {
-			items[i] = statusItem{cluster: it.ClusterName, healthy: it.Health == "Healthy"}
-		}
-		obs = observeStatus(obs, items, now)
+		obs = observeStatus(obs, statusItems(status), now)
 		in.Application.Records, _ = decodeRecords(f.binding.GetAnnotations())
 		in.Application.Health = (&ApplicationFailoverController{Health: cfg.Health}).workloadHealth(spec, status, obs)
 		in.Application.Config = cfg.Detector
@@ -146,25 +145,6 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 		in.Application.Kind = schema.FromAPIVersionAndKind(spec.Resource.APIVersion, spec.Resource.Kind)
 	}
 	return in
-}
-
-// oldCopiesFrom is oldCopies on what the explanation already read: the
-// binding's Works and the clusters by name.
-func oldCopiesFrom(works []workv1alpha1.Work, clusters map[string]*clusterv1alpha1.Cluster) eviction.OldCopyLookup {
-	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
-		i := slices.IndexFunc(works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(cluster) })
-		if i < 0 {
-			return eviction.OldCopy{Gone: true}
-		}
-		var old eviction.OldCopy
-		if ts := works[i].DeletionTimestamp; ts != nil {
-			old.DeletingSince = ts.Time
-		}
-		if cl := clusters[cluster]; cl != nil {
-			old.Unreachable = slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == clusterv1alpha1.TaintClusterUnreachable })
-		}
-		return old
-	})
 }
 
 // policyWarnings are why.Warnings for the binding of f under the
