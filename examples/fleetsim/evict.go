@@ -57,7 +57,9 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	e.inv.onEvict(w, c)
 	w.targets, w.tasks = res.Targets, res.Tasks
 	e.stats.Evictions++
-	out := Event{Kind: EvEvict, Cluster: c.name, Workload: w.name(), Detail: fmt.Sprintf("%s (%s, purge %s)", detailEvicted, ev.Reason, ev.PurgeMode.Normalize())}
+	mode := ev.PurgeMode.Normalize()
+	out := Event{Kind: EvEvict, Cluster: c.name, Workload: w.name(), Detail: fmt.Sprintf("%s (%s, purge %s)", detailEvicted, ev.Reason, mode),
+		Reason: ev.Reason, PurgeMode: mode}
 	if len(ev.PreservedLabelState) > 0 {
 		out.Detail += ", preserved " + formatLabels(ev.PreservedLabelState)
 		out.Labels = ev.PreservedLabelState

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/fleetover/fleetover/examples/fleetsim/replay"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/why"
 )
@@ -85,7 +86,7 @@ func (e *Engine) whyInput(w *workload) why.Input {
 		}
 		_, in.Application.Health = e.observedHealth(w)
 		in.Application.Registry = e.registry
-		in.Application.Kind = workloadGVK(w.spec.Kind)
+		in.Application.Kind = replay.GVK(w.spec.Kind)
 		if d, ok := e.lib.AppDetector.(*detectorAdapter); ok {
 			for _, r := range d.d.Export() {
 				if r.Binding == w.name() {

@@ -2,11 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/fleetover/fleetover/examples/fleetsim/replay"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
 )
@@ -62,63 +61,17 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 		return
 	}
 	cp.sig = sig
-	var status map[string]any
-	switch w.spec.Kind {
-	case "FlinkDeployment":
-		// A failing copy fails for its cluster's sake (its job manager
-		// cannot run there), which moving solves; a job that fails in its
-		// own code would be kept in place by the health rule.
-		state, jobManager := "RUNNING", "READY"
-		if ready == 0 {
-			state = "RECONCILING"
-			if failing {
-				jobManager = "ERROR"
-			}
-		}
-		// Until its job first runs, a copy reports the submission's own
-		// job id: a fresh job that has not restored the checkpoint, whose
-		// state must not replace the one the copy was started from.
-		jobID := cp.jobID
-		if ready == 0 && !cp.settled {
-			jobID = cp.submitJob
-		}
-		jobStatus := map[string]any{
-			"jobId":     jobID,
-			"jobName":   w.name(),
-			"state":     state,
-			"startTime": strconv.FormatInt(cp.created.UnixMilli(), 10),
-			"checkpointInfo": map[string]any{
-				"lastPeriodicCheckpointTimestamp": cp.created.UnixMilli(),
-				"formatType":                      "FULL",
-			},
-		}
-		if w.stateUnreadable {
-			delete(jobStatus, "jobId")
-		}
-		status = map[string]any{
-			"observedGeneration":         int64(1),
-			"lifecycleState":             "STABLE",
-			"jobManagerDeploymentStatus": jobManager,
-			"jobStatus":                  jobStatus,
-		}
-	case "StatefulSet":
-		status = map[string]any{
-			"observedGeneration": int64(1),
-			"replicas":           int64(cp.replicas),
-			"readyReplicas":      ready,
-			"availableReplicas":  ready,
-			"currentReplicas":    int64(cp.replicas),
-			"updatedReplicas":    int64(cp.replicas),
-		}
-	default:
-		status = map[string]any{
-			"observedGeneration": int64(1),
-			"replicas":           int64(cp.replicas),
-			"updatedReplicas":    int64(cp.replicas),
-			"readyReplicas":      ready,
-			"availableReplicas":  ready,
-		}
+	// Until its job first runs, a copy reports the submission's own job
+	// id: a fresh job that has not restored the checkpoint, whose state
+	// must not replace the one the copy was started from.
+	jobID := cp.jobID
+	if ready == 0 && !cp.settled {
+		jobID = cp.submitJob
 	}
+	status := replay.Status(w.spec.Kind, replay.Copy{
+		Name: w.name(), Replicas: int64(cp.replicas), Ready: ready, Failing: failing,
+		JobID: jobID, Created: cp.created, Unreadable: w.stateUnreadable,
+	})
 	raw, err := json.Marshal(status)
 	if err != nil {
 		cp.collected, cp.health = nil, health.Unknown
@@ -137,16 +90,7 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 
 // objectOf builds the workload object as it exists on a member cluster.
 func objectOf(w *workload, cp *copyState, status map[string]any) *unstructured.Unstructured {
-	obj := map[string]any{
-		"apiVersion": workloadGVK(w.spec.Kind).GroupVersion().String(),
-		"kind":       w.spec.Kind,
-		"metadata":   map[string]any{"name": w.name(), "generation": int64(1)},
-		"spec":       map[string]any{"replicas": int64(cp.replicas)},
-	}
-	if status != nil {
-		obj["status"] = status
-	}
-	return &unstructured.Unstructured{Object: obj}
+	return replay.Object(w.spec.Kind, w.name(), int64(cp.replicas), status)
 }
 
 // purgeDeleted removes a deleted workload's copies; deletion is never held.
@@ -166,12 +110,4 @@ func (e *Engine) purgeDeleted(w *workload) {
 			e.tl.add(e, EvDelete, c.name, w.name(), "copy deleted (workload deleted)")
 		}
 	}
-}
-
-// workloadGVK is the kind the simulated members run for a scenario kind.
-func workloadGVK(kind string) schema.GroupVersionKind {
-	if kind == "FlinkDeployment" {
-		return schema.GroupVersionKind{Group: "flink.apache.org", Version: "v1beta1", Kind: kind}
-	}
-	return schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: kind}
 }

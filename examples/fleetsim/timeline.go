@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/fleetover/fleetover/eviction"
 )
 
 // EventKind classifies a timeline event.
@@ -42,6 +44,9 @@ type Event struct {
 	Labels map[string]string
 	// Job is the job a new copy of a stateful workload runs.
 	Job string
+	// Reason and PurgeMode are an eviction's.
+	Reason    string
+	PurgeMode eviction.PurgeMode
 }
 
 // Details the summary reads back from the timeline.

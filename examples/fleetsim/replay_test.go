@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/examples/fleetsim/replay"
+)
+
+var update = flag.Bool("update", false, "rewrite the replay fixtures from the simulator's runs")
+
+// replayDir holds the scenarios the reference controllers replay and the
+// fixture of each (examples/karmada/controllers/replay_test.go).
+const replayDir = "testdata/replay"
+
+// replayScenarios are the replayed scenarios: the embedded one, and the
+// scenario files in replayDir.
+func replayScenarios(t *testing.T) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{"embedded": embeddedScenario}
+	files, err := filepath.Glob(filepath.Join(replayDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f[:len(f)-len(".yaml")])] = data
+	}
+	return out
+}
+
+// TestReplayFixtures runs each replayed scenario and checks its fixture
+// still says what the simulator decides; -update rewrites them.
+func TestReplayFixtures(t *testing.T) {
+	scenarios := replayScenarios(t)
+	if len(scenarios) < 3 {
+		t.Fatalf("%d replayed scenarios, want the embedded one and at least two in %s", len(scenarios), replayDir)
+	}
+	for name, data := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			sc, err := ParseScenario(name+".yaml", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx, err := replayFixture(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fx.Evictions) == 0 {
+				t.Fatal("the scenario evicts nothing: a replay would compare nothing")
+			}
+			var buf bytes.Buffer
+			if err := replay.Write(&buf, fx); err != nil {
+				t.Fatal(err)
+			}
+			// What the controllers replay must be what Read accepts.
+			if _, err := replay.Read(bytes.NewReader(buf.Bytes())); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(replayDir, name+".golden.json")
+			if *update {
+				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (write it with: go test ./examples/fleetsim -run TestReplayFixtures -update)", err)
+			}
+			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+				t.Fatalf("the simulator no longer decides what %s says (-fixture +now); if the change is meant, rewrite it with -update and run the Karmada replay:\n%s", path, diff)
+			}
+		})
+	}
+}
+
+// replayFixture runs sc and records it for the replay.
+func replayFixture(sc *Scenario) (*replay.Fixture, error) {
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		return nil, err
+	}
+	st := sc.Settings
+	fx := &replay.Fixture{
+		Version:  replay.Version,
+		Scenario: sc.Name,
+		Step:     metav1.Duration{Duration: sc.Step.D()},
+		Duration: metav1.Duration{Duration: sc.Duration.D()},
+		Settings: replay.Settings{
+			FailureThreshold:          metav1.Duration{Duration: st.FailureThreshold.D()},
+			SuccessThreshold:          metav1.Duration{Duration: st.SuccessThreshold.D()},
+			MonitorGracePeriod:        metav1.Duration{Duration: st.MonitorGracePeriod.D()},
+			StartupGracePeriod:        metav1.Duration{Duration: st.StartupGracePeriod.D()},
+			EvictionTimeout:           metav1.Duration{Duration: st.EvictionTimeout.D()},
+			NoExecuteTaints:           *st.NoExecuteTaints,
+			DefaultTolerationSeconds:  *st.DefaultTolerationSeconds,
+			GracefulEvictionTimeout:   metav1.Duration{Duration: st.GracefulEvictionTimeout.D()},
+			ClusterPurgeMode:          st.ClusterPurgeMode,
+			StartupDelay:              metav1.Duration{Duration: st.StartupDelay.D()},
+			EvictionsPerSecond:        st.EvictionsPerSecond,
+			PacePerZone:               st.PacePerZone,
+			CancelOnRecovery:          st.CancelOnRecovery,
+			StatefulFailoverInjection: *st.StatefulInjection,
+		},
+	}
+	for _, c := range sc.Clusters {
+		fx.Clusters = append(fx.Clusters, replay.Cluster{Name: c.Name, Zone: c.Zone, SyncMode: c.SyncMode})
+	}
+	for _, w := range e.workloads {
+		spec := w.spec
+		rw := replay.Workload{
+			Name: spec.Name, Kind: spec.Kind, Replicas: spec.Replicas, Divided: w.divided,
+			Tolerations: spec.Tolerations, Failover: spec.Failover, Suspension: spec.Suspend, State: spec.State,
+			Initial: slices.Clone(w.targets),
+		}
+		if a := spec.Placement.ClusterAffinity; a != nil {
+			rw.ClusterNames = a.ClusterNames
+		}
+		if b := w.clusterSpread; b != (groupBounds{}) {
+			rw.ClusterSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
+		}
+		fx.Workloads = append(fx.Workloads, rw)
+	}
+	for _, f := range e.faults {
+		fx.Faults = append(fx.Faults, replay.Fault{At: metav1.Duration{Duration: f.at}, Type: f.kind, Cluster: f.spec.Cluster, Zone: f.spec.Zone, Workload: f.spec.Workload})
+	}
+	e.Run()
+	if v := e.Violations(); len(v) > 0 {
+		return nil, v[0]
+	}
+	for i, w := range e.workloads {
+		fx.Workloads[i].Final = slices.Clone(w.targets)
+	}
+	at := func(d time.Duration) metav1.Duration { return metav1.Duration{Duration: d} }
+	for _, ev := range e.Timeline().Events {
+		switch {
+		case ev.Kind == EvEvict && ev.Reason != "":
+			fx.Evictions = append(fx.Evictions, replay.Eviction{At: at(ev.At), Workload: ev.Workload, Cluster: ev.Cluster, Reason: ev.Reason, PurgeMode: ev.PurgeMode})
+		case ev.Kind == EvDispatch && len(ev.Labels) > 0:
+			fx.Injections = append(fx.Injections, replay.Injection{At: at(ev.At), Workload: ev.Workload, Cluster: ev.Cluster, Labels: ev.Labels})
+		}
+	}
+	return fx, nil
+}
+
+// The fixture records what the timeline shows: every eviction, in order,
+// with its reason and purge mode.
+func TestReplayFixtureFollowsTheTimeline(t *testing.T) {
+	sc, err := ParseScenario("scenario.yaml", embeddedScenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx, err := replayFixture(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []replay.Eviction{
+		{At: metav1.Duration{Duration: 16*time.Minute + 30*time.Second}, Workload: "web", Cluster: "east-1", Reason: eviction.ReasonTaintUntolerated, PurgeMode: eviction.PurgeGracefully},
+		{At: metav1.Duration{Duration: 16*time.Minute + 30*time.Second}, Workload: "api", Cluster: "east-1", Reason: eviction.ReasonTaintUntolerated, PurgeMode: eviction.PurgeGracefully},
+		{At: metav1.Duration{Duration: 16*time.Minute + 30*time.Second}, Workload: "flink", Cluster: "east-1", Reason: eviction.ReasonTaintUntolerated, PurgeMode: eviction.PurgeDirectly},
+		{At: metav1.Duration{Duration: 57*time.Minute + 5*time.Second}, Workload: "checkout", Cluster: "south-1", Reason: eviction.ReasonApplicationFailure, PurgeMode: eviction.PurgeGracefully},
+	}
+	if diff := cmp.Diff(want, fx.Evictions); diff != "" {
+		t.Fatalf("evictions (-want +got):\n%s", diff)
+	}
+	final := map[string][]eviction.TargetCluster{}
+	for _, w := range fx.Workloads {
+		final[w.Name] = w.Final
+	}
+	if got := final["flink"]; len(got) != 1 || got[0].Name != "east-2" {
+		t.Errorf("flink ends on %v, want east-2", got)
+	}
+	if len(fx.Injections) != 1 || fx.Injections[0].Cluster != "east-2" || fx.Injections[0].Labels["failover.fleetover.io/jobid"] != "e6fdb5c0997c11b0c62d796b3df25e86" {
+		t.Errorf("injections = %+v, want flink's job id on east-2", fx.Injections)
+	}
+	if n := len(fx.Faults); n != 5 {
+		t.Errorf("%d primitive faults, want 5 (outage, restart, unhealthy and the two recoveries)", n)
+	}
+}
