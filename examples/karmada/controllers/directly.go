@@ -3,8 +3,11 @@ package controllers
 import (
 	"context"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -12,24 +15,32 @@ import (
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
 )
 
 // oldCopies answers eviction's "what of the copy on this cluster" from the
 // binding's Works, the only record of a copy the control plane has: the
-// copy is gone once its cluster's Work no longer exists, its deletion
-// started at that Work's deletionTimestamp (persisted, so a restart
-// neither resets nor skips the escape countdown), and it cannot be
-// confirmed while the cluster carries the unreachable taint. The
+// copy is gone once its cluster's Work no longer exists, and it cannot be
+// confirmed gone while the control plane cannot reach the cluster. The
 // dispatcher's gate and the graceful eviction controller's assessment
 // read the same view, so a Directly task stays on the binding, carrying
 // the preserved state, until the old Work is gone.
-func oldCopies(ctx context.Context, c client.Reader, works []workv1alpha1.Work) eviction.OldCopyLookup {
-	return oldCopiesOf(works, func(cluster string) bool { return unreachable(ctx, c, cluster) })
+func oldCopies(ctx context.Context, c client.Reader, works []workv1alpha1.Work, tasks []eviction.GracefulEvictionTask) eviction.OldCopyLookup {
+	return oldCopiesOf(works, tasks, func(cluster string) bool { return unreachable(ctx, c, cluster) })
 }
 
 // oldCopiesOf is the view of oldCopies with unreachable answering whether
 // a cluster's deletions cannot be confirmed.
-func oldCopiesOf(works []workv1alpha1.Work, unreachable func(cluster string) bool) eviction.OldCopyLookup {
+//
+// A terminating Work's deletion counts (eviction.OldCopy.DeletingSince,
+// where the escape for an unreachable cluster starts) from the stamp of
+// the task that evicted the workload from its cluster: a time on the
+// controllers' own clock, persisted on the binding, so a restart neither
+// resets nor skips the countdown. The Work's deletionTimestamp is written
+// by the API server's clock, which the controllers' clock need not share
+// (a skewed host, or a fake clock in tests), and a countdown must not mix
+// the two. It is used only for a Work no task names.
+func oldCopiesOf(works []workv1alpha1.Work, tasks []eviction.GracefulEvictionTask, unreachable func(cluster string) bool) eviction.OldCopyLookup {
 	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
 		i := slices.IndexFunc(works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(cluster) })
 		if i < 0 {
@@ -38,6 +49,13 @@ func oldCopiesOf(works []workv1alpha1.Work, unreachable func(cluster string) boo
 		var old eviction.OldCopy
 		if ts := works[i].DeletionTimestamp; ts != nil {
 			old.DeletingSince = ts.Time
+			if j := slices.IndexFunc(tasks, func(t eviction.GracefulEvictionTask) bool { return t.FromCluster == cluster }); j >= 0 {
+				// Unstamped yet: the countdown has not started.
+				old.DeletingSince = time.Time{}
+				if stamp := tasks[j].CreationTimestamp; stamp != nil {
+					old.DeletingSince = stamp.Time
+				}
+			}
 		}
 		old.Unreachable = unreachable(cluster)
 		return old
@@ -54,18 +72,29 @@ func bindingWorks(ctx context.Context, c client.Reader, rb client.Object) ([]wor
 	return list.Items, nil
 }
 
-// unreachable reports whether the cluster carries the unreachable taint:
-// its deletions cannot be confirmed. A cluster that cannot be read counts
-// as reachable, so its old copy keeps holding dispatch.
+// unreachable reports whether the control plane cannot reach the cluster,
+// so its deletions cannot be confirmed (unreachableCluster). A cluster
+// that cannot be read counts as reachable, so its old copy keeps holding
+// dispatch.
 func unreachable(ctx context.Context, c client.Reader, cluster string) bool {
 	cl := &clusterv1alpha1.Cluster{}
 	if err := c.Get(ctx, types.NamespacedName{Name: cluster}, cl); err != nil {
 		return false
 	}
-	return hasUnreachableTaint(cl)
+	return unreachableCluster(cl)
 }
 
-// hasUnreachableTaint reports whether cl carries the unreachable taint.
-func hasUnreachableTaint(cl *clusterv1alpha1.Cluster) bool {
-	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == clusterv1alpha1.TaintClusterUnreachable })
+// unreachableCluster reports whether the control plane cannot reach cl:
+// Ready is Unknown (the unreachable taint's condition: its agent or its
+// API server went silent), or False because a probe could not reach it,
+// which is how a push-mode cluster whose API server is down reports. A
+// cluster that answers but reports itself unhealthy can still confirm a
+// deletion.
+func unreachableCluster(cl *clusterv1alpha1.Cluster) bool {
+	if slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == clusterv1alpha1.TaintClusterUnreachable }) {
+		return true
+	}
+	ready := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	return ready != nil && (ready.Status == metav1.ConditionUnknown ||
+		ready.Status == metav1.ConditionFalse && ready.Reason == failover.ReasonClusterNotReachable)
 }

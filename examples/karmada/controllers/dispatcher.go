@@ -45,7 +45,8 @@ type WorkDispatcher struct {
 	Client client.Client
 	// Kind is the binding kind it reconciles.
 	Kind BindingKind
-	// Clock stamps the Dispatching condition's transition time.
+	// Clock stamps the Dispatching condition's transition time and times
+	// the next look at a held dispatch (the Directly escape).
 	Clock clock.PassiveClock
 	// Events receives a "DispatchingChanged" event when the Dispatching
 	// condition of a Work flips; nil records nothing.
@@ -68,6 +69,7 @@ func (d *WorkDispatcher) SetupWithManager(mgr ctrl.Manager, name string) error {
 		Named(name).
 		For(d.Kind.NewObject()).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork(d.Kind))).
+		WithOptions(controllerOptions(d.Clock)).
 		Complete(d)
 }
 
@@ -136,7 +138,7 @@ func (d *WorkDispatcher) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	old := oldCopies(ctx, d.Client, works)
+	old := oldCopies(ctx, d.Client, works, tasks)
 	var held []string
 	var until time.Time
 	for _, tc := range desired {

@@ -124,9 +124,9 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
 	in.Placement = failoverRequest(f.binding, fleet, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
 	// The clusters are read already: no Get per old copy.
-	in.OldCopies = oldCopiesOf(f.works, func(cluster string) bool {
+	in.OldCopies = oldCopiesOf(f.works, in.Tasks, func(cluster string) bool {
 		cl := byName[cluster]
-		return cl != nil && hasUnreachableTaint(cl)
+		return cl != nil && unreachableCluster(cl)
 	})
 	for _, tc := range spec.Clusters {
 		if slices.ContainsFunc(f.works, func(w workv1alpha1.Work) bool { return w.Namespace == ExecutionNamespace(tc.Name) }) {

@@ -92,7 +92,7 @@ func (g *GracefulEvictionController) Reconcile(ctx context.Context, req reconcil
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	old := oldCopies(ctx, g.Client, works)
+	old := oldCopies(ctx, g.Client, works, toTasks(bindingSpec(rb).GracefulEvictionTasks))
 	wrote := false
 	err = patchObject(ctx, g.Client, rb, func(client.Object) bool {
 		assessment, wrote = eviction.Assessment{}, false
