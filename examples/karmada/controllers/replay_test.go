@@ -1,0 +1,793 @@
+package controllers_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/examples/fleetsim/replay"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/failover/health"
+
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
+)
+
+// replayDir holds the simulator's replayed scenarios and their fixtures
+// (go test ./examples/fleetsim -run TestReplayFixtures -update writes them).
+const replayDir = "../../fleetsim/testdata/replay"
+
+// TestReplaySimulatorScenarios runs each scenario the simulator recorded
+// through the reference controllers on the API server: the same fleet,
+// settings, first placement and faults on the same fake-clock steps, with
+// the test playing the member clusters as the simulator models them
+// (leases, probes, Work deletion, collected status). The controllers must
+// end with every workload where the simulator left it, evict the same
+// workloads from the same clusters in the same order, for the same reasons
+// and purge modes, and start new copies with the same preserved state. A
+// difference is a defect in the simulator or in the controllers.
+func TestReplaySimulatorScenarios(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(replayDir, "*.golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 3 {
+		t.Fatalf("%d fixtures in %s, want the embedded scenario and two more", len(files), replayDir)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fx, err := replay.Read(strings.NewReader(string(data)))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		t.Run(fx.Scenario, func(t *testing.T) {
+			r := newReplayRun(t, fx)
+			r.run()
+			r.compare()
+		})
+	}
+}
+
+// replayRun is one scenario replayed: the controllers, and the member
+// clusters the test plays.
+type replayRun struct {
+	*fixture
+	fx       *replay.Fixture
+	probes   *probes
+	registry *health.Registry
+	// stateLabels are the preserved-state labels a workload's rules write.
+	stateLabels map[string][]string
+
+	down    map[string]bool    // simulator cluster name: in an outage
+	failing map[[2]string]bool // workload, cluster ("" for every cluster)
+	copies  map[string]*memberCopy
+
+	evictions  *evictionRecorder
+	injections []replay.Injection
+}
+
+// memberCopy is the workload on a member cluster, keyed by its Work.
+type memberCopy struct {
+	created time.Time
+	settled bool // healthy at least once: its job runs
+}
+
+func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
+	s := fx.Settings
+	p := newProbes()
+	tolerance := s.DefaultTolerationSeconds
+	f := newFixture(t, func(c *controllers.Config) {
+		c.Prober = p
+		c.ProbeInterval = fx.Step.Duration
+		c.ClusterHealth = failover.ClusterHealthConfig{
+			FailureThreshold:   s.FailureThreshold.Duration,
+			SuccessThreshold:   s.SuccessThreshold.Duration,
+			MonitorGracePeriod: s.MonitorGracePeriod.Duration,
+			StartupGracePeriod: s.StartupGracePeriod.Duration,
+		}
+		c.ClusterTaints = failover.ClusterTaintConfig{NoExecuteAfterTimeout: s.NoExecuteTaints, EvictionTimeout: s.EvictionTimeout.Duration}
+		c.ClusterFailover = failover.ClusterFailoverDefaults{PurgeMode: s.ClusterPurgeMode, GracePeriodSeconds: int32(s.GracefulEvictionTimeout.Duration / time.Second)}
+		c.DefaultTolerations = failover.DefaultTolerationsConfig{NotReadyTolerationSeconds: &tolerance, UnreachableTolerationSeconds: &tolerance}
+		c.Pacer = eviction.PacerConfig{Rate: s.EvictionsPerSecond, Burst: max(1, int(s.EvictionsPerSecond)), PerZone: s.PacePerZone}
+		c.Assess = eviction.AssessOptions{Timeout: s.GracefulEvictionTimeout.Duration, CancelOnRecovery: s.CancelOnRecovery}
+		c.StatefulFailoverInjection = s.StatefulFailoverInjection
+	})
+	r := &replayRun{
+		fixture: f, fx: fx, probes: p,
+		registry:    health.NewRegistry(health.RegistryConfig{}),
+		stateLabels: map[string][]string{},
+		down:        map[string]bool{},
+		failing:     map[[2]string]bool{},
+		copies:      map[string]*memberCopy{},
+	}
+	for _, ft := range fx.Faults {
+		switch ft.Type {
+		case replay.FaultOutage, replay.FaultRecover:
+			if ft.Cluster == "" {
+				t.Fatalf("fault %s at %s names no cluster: the replay plays single-cluster outages only", ft.Type, ft.At.Duration)
+			}
+		}
+	}
+	for _, w := range fx.Workloads {
+		for _, fb := range []*failover.FailoverBehavior{w.Failover} {
+			if fb == nil {
+				continue
+			}
+			if fb.Cluster != nil && fb.Cluster.StatePreservation != nil {
+				for _, rule := range fb.Cluster.StatePreservation.Rules {
+					r.stateLabels[w.Name] = append(r.stateLabels[w.Name], rule.AliasLabelName)
+				}
+			}
+			if fb.Application != nil && fb.Application.StatePreservation != nil {
+				for _, rule := range fb.Application.StatePreservation.Rules {
+					r.stateLabels[w.Name] = append(r.stateLabels[w.Name], rule.AliasLabelName)
+				}
+			}
+		}
+	}
+	return r
+}
+
+func (r *replayRun) real(cluster string) string { return r.clusterName(cluster) }
+
+func (r *replayRun) simName(cluster string) string { return strings.TrimPrefix(cluster, r.ns+"-") }
+
+// run builds the fleet, then steps the fake clock through the scenario.
+func (r *replayRun) run() {
+	r.t.Helper()
+	r.start()
+	r.recordEvictions()
+	for _, c := range r.fx.Clusters {
+		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: r.real(c.Name)}, Spec: clusterv1alpha1.ClusterSpec{
+			SyncMode: clusterv1alpha1.ClusterSyncMode(c.SyncMode), Zone: c.Zone,
+		}}
+		if err := r.c.Create(r.ctx, cl); err != nil {
+			r.t.Fatal(err)
+		}
+		r.t.Cleanup(func() { _ = r.c.Delete(context.Background(), cl) })
+		if c.SyncMode == "Pull" {
+			r.renewLease(r.real(c.Name))
+		}
+	}
+	for _, c := range r.fx.Clusters {
+		r.waitReady(r.real(c.Name), metav1.ConditionTrue)
+	}
+	for _, w := range r.fx.Workloads {
+		r.createWorkload(w)
+	}
+	for _, w := range r.fx.Workloads {
+		rb := r.binding(w.Name)
+		for _, tc := range w.Initial {
+			r.waitWork(rb, r.real(tc.Name), true)
+		}
+	}
+	// The first copies have run for a while: they are healthy at once.
+	r.syncMembers(r.clock.Now().Add(-r.fx.Settings.StartupDelay.Duration))
+	r.settle()
+
+	steps := int(r.fx.Duration.Duration / r.fx.Step.Duration)
+	faults := r.fx.Faults
+	for i := 1; i <= steps; i++ {
+		r.clock.Step(r.fx.Step.Duration)
+		elapsed := r.clock.Now().Sub(epoch)
+		for len(faults) > 0 && faults[0].At.Duration <= elapsed {
+			r.apply(faults[0])
+			faults = faults[1:]
+		}
+		for _, c := range r.fx.Clusters {
+			if c.SyncMode == "Pull" && !r.down[c.Name] {
+				r.renewLeaseNow(r.real(c.Name))
+			}
+		}
+		r.syncMembers(time.Time{})
+		r.settle()
+	}
+}
+
+// createWorkload creates the workload's template and its binding, placed
+// where the simulator first placed it.
+func (r *replayRun) createWorkload(w replay.Workload) {
+	r.t.Helper()
+	r.createTemplate(template(w))
+	gvk := replay.GVK(w.Kind)
+	placement := &policyv1alpha1.Placement{
+		ReplicaScheduling:  &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDuplicated},
+		ClusterTolerations: w.Tolerations,
+	}
+	if w.Divided {
+		placement.ReplicaScheduling = &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided}
+	}
+	if len(w.ClusterNames) > 0 {
+		placement.ClusterAffinity = &policyv1alpha1.ClusterAffinity{}
+		for _, name := range w.ClusterNames {
+			placement.ClusterAffinity.ClusterNames = append(placement.ClusterAffinity.ClusterNames, r.real(name))
+		}
+	}
+	if sp := w.ClusterSpread; sp != nil {
+		placement.SpreadConstraints = []policyv1alpha1.SpreadConstraint{{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)}}
+	}
+	rb := &workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: w.Name},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource:  workv1alpha2.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: w.Kind, Namespace: r.ns, Name: w.Name},
+			Replicas:  w.Replicas,
+			Placement: placement,
+		},
+	}
+	for _, tc := range w.Initial {
+		replicas := tc.Replicas
+		if !w.Divided {
+			replicas = w.Replicas
+		}
+		rb.Spec.Clusters = append(rb.Spec.Clusters, workv1alpha2.TargetCluster{Name: r.real(tc.Name), Replicas: replicas})
+	}
+	if s := w.Suspension; s != nil {
+		rb.Spec.Suspension = &workv1alpha2.Suspension{Suspension: policyv1alpha1.Suspension{Dispatching: s.Dispatching}}
+		if on := s.DispatchingOnClusters; on != nil {
+			rb.Spec.Suspension.DispatchingOnClusters = &policyv1alpha1.SuspendClusters{}
+			for _, name := range on.ClusterNames {
+				rb.Spec.Suspension.DispatchingOnClusters.ClusterNames = append(rb.Spec.Suspension.DispatchingOnClusters.ClusterNames, r.real(name))
+			}
+		}
+	}
+	if fb := w.Failover; fb != nil {
+		rb.Spec.Failover, rb.Annotations = karmadaFailover(r.t, fb)
+	}
+	r.createBinding(rb)
+}
+
+// karmadaFailover splits the library's failover behaviour into Karmada's
+// field and the fleetover extension annotation for what Karmada lacks.
+func karmadaFailover(t *testing.T, fb *failover.FailoverBehavior) (*policyv1alpha1.FailoverBehavior, map[string]string) {
+	t.Helper()
+	// The library's types carry Karmada's field names: what Karmada has
+	// converts by name, the rest is dropped here and carried below.
+	data, err := json.Marshal(fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &policyv1alpha1.FailoverBehavior{}
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatal(err)
+	}
+	ext := controllers.PolicyExtension{Version: controllers.AnnotationSchemaVersion}
+	if a := fb.Application; a != nil && (a.BlockPredecessorSeconds != nil || a.PreConditions != nil) {
+		ext.Application = &controllers.ApplicationExtension{BlockPredecessorSeconds: a.BlockPredecessorSeconds, PreConditions: a.PreConditions}
+	}
+	if c := fb.Cluster; c != nil && c.GracePeriodSeconds != nil {
+		ext.Cluster = &controllers.ClusterExtension{GracePeriodSeconds: c.GracePeriodSeconds}
+	}
+	if ext.Application == nil && ext.Cluster == nil {
+		return out, nil
+	}
+	raw, err := json.Marshal(ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, map[string]string{controllers.PolicyExtensionAnnotation: string(raw)}
+}
+
+// template is the resource template of w.
+func template(w replay.Workload) *unstructured.Unstructured {
+	gvk := replay.GVK(w.Kind)
+	labels := map[string]any{"app": w.Name}
+	podTemplate := map[string]any{
+		"metadata": map[string]any{"labels": labels},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}},
+	}
+	spec := map[string]any{
+		"replicas": int64(w.Replicas),
+		"selector": map[string]any{"matchLabels": labels},
+		"template": podTemplate,
+	}
+	switch w.Kind {
+	case "FlinkDeployment":
+		spec = map[string]any{
+			"image":        "flink:1.20",
+			"flinkVersion": "v1_20",
+			"job":          map[string]any{"jarURI": "local:///opt/flink/examples/streaming/WordCount.jar", "parallelism": int64(w.Replicas)},
+		}
+	case "StatefulSet":
+		spec["serviceName"] = w.Name
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": gvk.GroupVersion().String(),
+		"kind":       w.Kind,
+		"metadata":   map[string]any{"name": w.Name, "labels": labels},
+		"spec":       spec,
+	}}
+}
+
+// apply plays one fault of the ground truth.
+func (r *replayRun) apply(ft replay.Fault) {
+	r.t.Helper()
+	r.t.Logf("+%s fault %s %s %s", ft.At.Duration, ft.Type, ft.Cluster, ft.Workload)
+	switch ft.Type {
+	case replay.FaultOutage, replay.FaultRecover:
+		down := ft.Type == replay.FaultOutage
+		r.down[ft.Cluster] = down
+		// A push cluster's API server stops answering probes; a pull
+		// cluster's agent stops renewing its lease (run does).
+		r.probes.set(r.real(ft.Cluster), failover.ProbeResult{Reachable: !down, Healthy: !down})
+	case replay.FaultWorkloadUnhealthy, replay.FaultWorkloadHealthy:
+		r.failing[[2]string{ft.Workload, ft.Cluster}] = ft.Type == replay.FaultWorkloadUnhealthy
+	case replay.FaultRestart:
+		r.restart()
+	default:
+		r.t.Fatalf("fault type %q is not replayed", ft.Type)
+	}
+}
+
+// syncMembers plays the member clusters for every workload: a Work's
+// deletion completes only where its cluster can be reached (a finalizer
+// holds it until then, as Karmada's execution controller does), and each
+// reachable cluster reports its copy's status, which the test writes into
+// the binding's aggregated status with the health the library's
+// interpreters give it, as the simulator's members do. Copies seen for
+// the first time started at startedAt, or now when it is zero.
+func (r *replayRun) syncMembers(startedAt time.Time) {
+	r.t.Helper()
+	now := r.clock.Now()
+	if startedAt.IsZero() {
+		startedAt = now
+	}
+	bindings := &workv1alpha2.ResourceBindingList{}
+	if err := r.c.List(r.ctx, bindings, client.InNamespace(r.ns)); err != nil {
+		r.t.Fatal(err)
+	}
+	byUID := map[string][]workv1alpha1.Work{}
+	works := &workv1alpha1.WorkList{}
+	if err := r.c.List(r.ctx, works, client.HasLabels{workv1alpha2.ResourceBindingPermanentIDLabel}); err != nil {
+		r.t.Fatal(err)
+	}
+	for _, work := range works.Items {
+		uid := work.Labels[workv1alpha2.ResourceBindingPermanentIDLabel]
+		byUID[uid] = append(byUID[uid], work)
+	}
+	for _, w := range r.fx.Workloads {
+		i := slices.IndexFunc(bindings.Items, func(rb workv1alpha2.ResourceBinding) bool { return rb.Name == w.Name })
+		if i < 0 {
+			r.t.Fatalf("binding %s is gone", w.Name)
+		}
+		rb := &bindings.Items[i]
+		works := byUID[string(rb.UID)]
+		reported := map[string]workv1alpha2.AggregatedStatusItem{}
+		for _, it := range rb.Status.AggregatedStatus {
+			reported[it.ClusterName] = it
+		}
+		var items []workv1alpha2.AggregatedStatusItem
+		for i := range works {
+			work := &works[i]
+			cluster := r.simName(strings.TrimPrefix(work.Namespace, controllers.ExecutionNamespacePrefix))
+			key := work.Namespace + "/" + work.Name
+			switch {
+			case work.DeletionTimestamp != nil && !r.down[cluster]:
+				r.holdWork(work, false)
+				delete(r.copies, key)
+				continue
+			case work.DeletionTimestamp == nil:
+				r.holdWork(work, true)
+			}
+			if r.down[cluster] {
+				// Nothing is heard from it: the last report stays.
+				if it, ok := reported[r.real(cluster)]; ok {
+					items = append(items, it)
+				}
+				continue
+			}
+			if work.DeletionTimestamp != nil {
+				continue
+			}
+			items = append(items, r.report(w, cluster, key, work, startedAt))
+		}
+		slices.SortFunc(items, func(a, b workv1alpha2.AggregatedStatusItem) int { return strings.Compare(a.ClusterName, b.ClusterName) })
+		if statusItemsEqual(rb.Status.AggregatedStatus, items) {
+			continue
+		}
+		r.setHealth(w.Name, items...)
+	}
+}
+
+// report is what cluster reports for the copy its Work runs.
+func (r *replayRun) report(w replay.Workload, cluster, key string, work *workv1alpha1.Work, startedAt time.Time) workv1alpha2.AggregatedStatusItem {
+	r.t.Helper()
+	now := r.clock.Now()
+	m := manifest(work)
+	if m == nil {
+		r.t.Fatalf("Work %s has no single manifest", key)
+	}
+	cp := r.copies[key]
+	if cp == nil {
+		cp = &memberCopy{created: startedAt}
+		r.copies[key] = cp
+		r.noteNewCopy(w, cluster, m)
+	}
+	replicas := int64(w.Replicas)
+	if v, ok, _ := unstructured.NestedInt64(m.Object, "spec", "replicas"); ok {
+		replicas = v
+	}
+	failing := r.failing[[2]string{w.Name, cluster}] || r.failing[[2]string{w.Name, ""}]
+	ready := int64(0)
+	if !failing && !now.Before(cp.created.Add(r.fx.Settings.StartupDelay.Duration)) {
+		ready = replicas
+	}
+	c := replay.Copy{Name: w.Name, Replicas: replicas, Ready: ready, Failing: failing, Created: cp.created}
+	if w.Kind == "FlinkDeployment" {
+		// Until its job first runs a copy reports its submission's own
+		// job id; then the job it resumed (the injected state) or, for a
+		// first copy, the scenario's.
+		c.JobID = "submitted-" + key
+		if ready > 0 || cp.settled {
+			c.JobID = r.jobOf(w, m)
+		}
+	}
+	status := replay.Status(w.Kind, c)
+	h := r.registry.Interpret(replay.Object(w.Kind, w.Name, replicas, status)).Status
+	if h == health.Healthy {
+		cp.settled = true
+	}
+	raw, err := json.Marshal(status)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return workv1alpha2.AggregatedStatusItem{ClusterName: r.real(cluster), Status: &runtime.RawExtension{Raw: raw}, Applied: true, Health: workv1alpha2.ResourceHealth(h)}
+}
+
+// jobOf is the job a stateful copy runs: the preserved job id it was
+// started with, or the scenario's for a first copy.
+func (r *replayRun) jobOf(w replay.Workload, m *unstructured.Unstructured) string {
+	labels := m.GetLabels()
+	for _, k := range r.stateLabels[w.Name] {
+		if v := labels[k]; v != "" {
+			return v
+		}
+	}
+	return w.State["jobId"]
+}
+
+// noteNewCopy records a new copy that started with preserved state.
+func (r *replayRun) noteNewCopy(w replay.Workload, cluster string, m *unstructured.Unstructured) {
+	injected := map[string]string{}
+	for _, k := range r.stateLabels[w.Name] {
+		if v, ok := m.GetLabels()[k]; ok {
+			injected[k] = v
+		}
+	}
+	if len(injected) > 0 {
+		r.injections = append(r.injections, replay.Injection{At: metav1.Duration{Duration: r.clock.Now().Sub(epoch)}, Workload: w.Name, Cluster: cluster, Labels: injected})
+	}
+}
+
+// holdWork adds (hold) or removes the member's finalizer on a Work.
+func (r *replayRun) holdWork(work *workv1alpha1.Work, hold bool) {
+	r.t.Helper()
+	if slices.Contains(work.Finalizers, holdFinalizer) == hold {
+		return
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &workv1alpha1.Work{}
+		if err := r.c.Get(r.ctx, client.ObjectKeyFromObject(work), cur); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if hold && cur.DeletionTimestamp != nil {
+			return nil
+		}
+		cur.Finalizers = slices.DeleteFunc(cur.Finalizers, func(s string) bool { return s == holdFinalizer })
+		if hold {
+			cur.Finalizers = append(cur.Finalizers, holdFinalizer)
+		}
+		return client.IgnoreNotFound(r.c.Update(r.ctx, cur))
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if hold {
+		r.t.Cleanup(func() { r.releaseWork(client.ObjectKeyFromObject(work)) })
+	}
+}
+
+// releaseWork drops the member's finalizer at the end of the test.
+func (r *replayRun) releaseWork(key client.ObjectKey) {
+	_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &workv1alpha1.Work{}
+		if err := r.c.Get(context.Background(), key, cur); err != nil {
+			return client.IgnoreNotFound(err)
+		}
+		if !slices.Contains(cur.Finalizers, holdFinalizer) {
+			return nil
+		}
+		cur.Finalizers = slices.DeleteFunc(cur.Finalizers, func(s string) bool { return s == holdFinalizer })
+		return client.IgnoreNotFound(r.c.Update(context.Background(), cur))
+	})
+}
+
+func statusItemsEqual(a, b []workv1alpha2.AggregatedStatusItem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ClusterName != b[i].ClusterName || a[i].Health != b[i].Health || a[i].Applied != b[i].Applied {
+			return false
+		}
+		var ra, rb []byte
+		if a[i].Status != nil {
+			ra = a[i].Status.Raw
+		}
+		if b[i].Status != nil {
+			rb = b[i].Status.Raw
+		}
+		if !jsonEqual(ra, rb) {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonEqual(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return fmt.Sprint(va) == fmt.Sprint(vb)
+}
+
+// settle waits until the controllers have done what the last step asked
+// of them: until the API server's revision stops moving (no object of any
+// kind was written) across two looks in a row. It bounds the wait, so
+// a busy server delays the replay rather than failing it; the comparison
+// allows for a reaction observed a step late.
+func (r *replayRun) settle() {
+	r.t.Helper()
+	revision := func() string {
+		list := &corev1.NamespaceList{}
+		if err := r.c.List(r.ctx, list, client.Limit(1)); err != nil {
+			r.t.Fatal(err)
+		}
+		return list.ResourceVersion
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	last, quiet := revision(), 0
+	for quiet < 2 && time.Now().Before(deadline) {
+		select {
+		case <-r.ctx.Done():
+			r.t.Fatal("test ended")
+		case <-time.After(10 * time.Millisecond):
+		}
+		if rev := revision(); rev == last {
+			quiet++
+		} else {
+			last, quiet = rev, 0
+		}
+	}
+}
+
+// evictionRecorder watches the scenario's bindings and records each
+// eviction task as it appears, with the fake clock's time: a task can
+// come and go within one step (a divided workload's replicas join a
+// cluster that already runs healthy ones).
+type evictionRecorder struct {
+	mu        sync.Mutex
+	tasks     map[string]map[string]bool // binding: the clusters its tasks leave
+	evictions []replay.Eviction
+}
+
+func (r *replayRun) recordEvictions() {
+	r.t.Helper()
+	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	w, err := wc.Watch(r.ctx, &workv1alpha2.ResourceBindingList{}, client.InNamespace(r.ns))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	rec := &evictionRecorder{tasks: map[string]map[string]bool{}}
+	r.evictions = rec
+	done := make(chan struct{})
+	r.t.Cleanup(func() { w.Stop(); <-done })
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			rb, ok := ev.Object.(*workv1alpha2.ResourceBinding)
+			if !ok || ev.Type == watch.Deleted {
+				continue
+			}
+			at := r.clock.Now().Sub(epoch)
+			rec.mu.Lock()
+			now := map[string]bool{}
+			for _, task := range rb.Spec.GracefulEvictionTasks {
+				cluster := r.simName(task.FromCluster)
+				now[cluster] = true
+				if rec.tasks[rb.Name][cluster] {
+					continue
+				}
+				rec.evictions = append(rec.evictions, replay.Eviction{At: metav1.Duration{Duration: at}, Workload: rb.Name, Cluster: cluster,
+					Reason: task.Reason, PurgeMode: eviction.PurgeMode(task.PurgeMode).Normalize()})
+			}
+			rec.tasks[rb.Name] = now
+			rec.mu.Unlock()
+		}
+	}()
+}
+
+func (rec *evictionRecorder) list() []replay.Eviction {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.evictions)
+}
+
+// compare holds the controllers' run to the simulator's.
+func (r *replayRun) compare() {
+	r.t.Helper()
+	var problems []string
+	for _, w := range r.fx.Workloads {
+		want, got := placementString(w.Final, w.Divided), placementString(r.finalPlacement(w), w.Divided)
+		if want != got {
+			problems = append(problems, fmt.Sprintf("%s ends on %s, the simulator left it on %s", w.Name, got, want))
+		}
+	}
+	// A reaction may be seen a step or two late (a busy API server), and
+	// the simulator collects status a step after a change: times agree
+	// within three steps.
+	within := 3 * r.fx.Step.Duration
+	evictions := r.evictions.list()
+	problems = append(problems, compareEvictions(r.fx.Evictions, evictions, within)...)
+	if want, got := injectionSet(r.fx.Injections), injectionSet(r.injections); !slices.Equal(want, got) {
+		problems = append(problems, fmt.Sprintf("new copies started with state %v, the simulator's with %v", got, want))
+	} else {
+		used := make([]bool, len(r.injections))
+		for _, in := range r.fx.Injections {
+			for i, g := range r.injections {
+				if used[i] || g.Workload != in.Workload || g.Cluster != in.Cluster {
+					continue
+				}
+				used[i] = true
+				if (g.At.Duration - in.At.Duration).Abs() > within {
+					problems = append(problems, fmt.Sprintf("%s started on %s with its state at +%s, the simulator's at +%s", in.Workload, in.Cluster, g.At.Duration, in.At.Duration))
+				}
+				break
+			}
+		}
+	}
+	if len(problems) > 0 {
+		r.t.Errorf("scenario %s: the controllers and the simulator disagree:\n  %s\nsimulator's evictions:   %s\ncontrollers' evictions:  %s",
+			r.fx.Scenario, strings.Join(problems, "\n  "), evictionsString(r.fx.Evictions), evictionsString(evictions))
+	}
+}
+
+func (r *replayRun) finalPlacement(w replay.Workload) []eviction.TargetCluster {
+	var out []eviction.TargetCluster
+	for _, tc := range r.binding(w.Name).Spec.Clusters {
+		out = append(out, eviction.TargetCluster{Name: r.simName(tc.Name), Replicas: tc.Replicas})
+	}
+	return out
+}
+
+func placementString(tcs []eviction.TargetCluster, divided bool) string {
+	parts := make([]string, 0, len(tcs))
+	for _, tc := range tcs {
+		if divided {
+			parts = append(parts, fmt.Sprintf("%s=%d", tc.Name, tc.Replicas))
+		} else {
+			parts = append(parts, tc.Name)
+		}
+	}
+	slices.Sort(parts)
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// compareEvictions checks that the controllers evicted what the simulator
+// did, for the same reasons and purge modes, and in the same order: of two
+// evictions the simulator made at different times, the controllers must
+// not make the later one first (evictions of one instant have no order);
+// and each within the given time of the simulator's.
+func compareEvictions(want, got []replay.Eviction, within time.Duration) []string {
+	var problems []string
+	type key struct{ workload, cluster string }
+	seen := map[key]int{}
+	index := func(evs []replay.Eviction) map[key][]replay.Eviction {
+		out := map[key][]replay.Eviction{}
+		for _, ev := range evs {
+			k := key{ev.Workload, ev.Cluster}
+			out[k] = append(out[k], ev)
+		}
+		return out
+	}
+	byKeyGot := index(got)
+	// matched[i] is the controllers' eviction matching want[i].
+	matched := make([]*replay.Eviction, len(want))
+	for i, ev := range want {
+		k := key{ev.Workload, ev.Cluster}
+		n := seen[k]
+		seen[k]++
+		if n >= len(byKeyGot[k]) {
+			problems = append(problems, fmt.Sprintf("the simulator evicted %s from %s at +%s; the controllers did not", ev.Workload, ev.Cluster, ev.At.Duration))
+			continue
+		}
+		g := byKeyGot[k][n]
+		matched[i] = &g
+		if d := (g.At.Duration - ev.At.Duration).Abs(); d > within {
+			problems = append(problems, fmt.Sprintf("%s left %s at +%s, the simulator's at +%s", ev.Workload, ev.Cluster, g.At.Duration, ev.At.Duration))
+		}
+		if g.Reason != ev.Reason || g.PurgeMode != ev.PurgeMode {
+			problems = append(problems, fmt.Sprintf("%s left %s for %s, purge %s; the simulator: %s, purge %s", ev.Workload, ev.Cluster, g.Reason, g.PurgeMode, ev.Reason, ev.PurgeMode))
+		}
+	}
+	for k, evs := range byKeyGot {
+		if extra := len(evs) - seen[k]; extra > 0 {
+			problems = append(problems, fmt.Sprintf("the controllers evicted %s from %s %d more time(s) than the simulator", k.workload, k.cluster, extra))
+		}
+	}
+	for i := range want {
+		for j := range want {
+			if matched[i] == nil || matched[j] == nil || want[i].At.Duration >= want[j].At.Duration {
+				continue
+			}
+			if matched[i].At.Duration > matched[j].At.Duration {
+				problems = append(problems, fmt.Sprintf("order: the simulator evicted %s from %s before %s from %s; the controllers the other way round",
+					want[i].Workload, want[i].Cluster, want[j].Workload, want[j].Cluster))
+			}
+		}
+	}
+	return problems
+}
+
+func evictionsString(evs []replay.Eviction) string {
+	parts := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		parts = append(parts, fmt.Sprintf("+%s %s@%s (%s, %s)", ev.At.Duration, ev.Workload, ev.Cluster, ev.Reason, ev.PurgeMode))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func injectionSet(ins []replay.Injection) []string {
+	out := make([]string, 0, len(ins))
+	for _, in := range ins {
+		var labels []string
+		for _, k := range slices.Sorted(maps.Keys(in.Labels)) {
+			labels = append(labels, k+"="+in.Labels[k])
+		}
+		out = append(out, fmt.Sprintf("%s@%s{%s}", in.Workload, in.Cluster, strings.Join(labels, ",")))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// renewLeaseNow is the agent's renewal once its Lease exists: one patch.
+func (r *replayRun) renewLeaseNow(cluster string) {
+	r.t.Helper()
+	patch := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, metav1.NewMicroTime(r.clock.Now()).Format(metav1.RFC3339Micro))
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: controllers.ClusterLeaseNamespace, Name: cluster}}
+	if err := r.c.Patch(r.ctx, lease, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		r.t.Fatal(err)
+	}
+}
