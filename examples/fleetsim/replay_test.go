@@ -124,7 +124,8 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		rw := replay.Workload{
 			Name: spec.Name, Kind: spec.Kind, Replicas: spec.Replicas, Divided: w.divided,
 			Tolerations: spec.Tolerations, Failover: spec.Failover, Suspension: spec.Suspend, State: spec.State,
-			Initial: slices.Clone(w.targets),
+			Initial:       slices.Clone(w.targets),
+			StaticWeights: w.weights,
 		}
 		if a := spec.Placement.ClusterAffinity; a != nil {
 			rw.ClusterNames = a.ClusterNames

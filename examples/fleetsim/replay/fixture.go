@@ -81,6 +81,10 @@ type Workload struct {
 	Replicas int32  `json:"replicas"`
 	// Divided is true for divided replicas, false for duplicated.
 	Divided bool `json:"divided,omitempty"`
+	// StaticWeights is each cluster's static weight for divided replicas
+	// (the highest of the weight rules that name it; a cluster no rule
+	// names is absent); nil without a static weight list.
+	StaticWeights map[string]int64 `json:"staticWeights,omitempty"`
 	// ClusterNames is the cluster affinity by name; empty is every cluster.
 	ClusterNames []string `json:"clusterNames,omitempty"`
 	// ClusterSpread bounds the number of clusters; nil bounds nothing.

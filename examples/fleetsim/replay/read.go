@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -66,13 +67,7 @@ func Validate(f *Fixture) field.ErrorList {
 	clusters := map[string]bool{}
 	for i, c := range f.Clusters {
 		p := field.NewPath("clusters").Index(i)
-		switch {
-		case c.Name == "":
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		case clusters[c.Name]:
-			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
-		}
-		clusters[c.Name] = true
+		errs = append(errs, newName(p.Child("name"), c.Name, clusters)...)
 		if c.SyncMode != "Push" && c.SyncMode != "Pull" {
 			errs = append(errs, field.NotSupported(p.Child("syncMode"), c.SyncMode, []string{"Push", "Pull"}))
 		}
@@ -85,18 +80,18 @@ func Validate(f *Fixture) field.ErrorList {
 	workloads := map[string]bool{}
 	for i, w := range f.Workloads {
 		p := field.NewPath("workloads").Index(i)
-		switch {
-		case w.Name == "":
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		case workloads[w.Name]:
-			errs = append(errs, field.Duplicate(p.Child("name"), w.Name))
-		}
-		workloads[w.Name] = true
+		errs = append(errs, newName(p.Child("name"), w.Name, workloads)...)
 		if w.Replicas < 0 {
 			errs = append(errs, field.Invalid(p.Child("replicas"), w.Replicas, "must not be negative"))
 		}
 		for j, name := range w.ClusterNames {
 			knownCluster(p.Child("clusterNames").Index(j), name)
+		}
+		for _, name := range slices.Sorted(maps.Keys(w.StaticWeights)) {
+			knownCluster(p.Child("staticWeights").Key(name), name)
+			if w.StaticWeights[name] <= 0 {
+				errs = append(errs, field.Invalid(p.Child("staticWeights").Key(name), w.StaticWeights[name], "must be positive"))
+			}
 		}
 		for j, tc := range w.Initial {
 			knownCluster(p.Child("initial").Index(j).Child("name"), tc.Name)
@@ -140,4 +135,16 @@ func Validate(f *Fixture) field.ErrorList {
 		knownCluster(p.Child("cluster"), in.Cluster)
 	}
 	return errs
+}
+
+// newName checks that name is set and not in seen, then adds it.
+func newName(p *field.Path, name string, seen map[string]bool) field.ErrorList {
+	defer func() { seen[name] = true }()
+	switch {
+	case name == "":
+		return field.ErrorList{field.Required(p, "")}
+	case seen[name]:
+		return field.ErrorList{field.Duplicate(p, name)}
+	}
+	return nil
 }

@@ -55,6 +55,8 @@ func TestReadNamesTheField(t *testing.T) {
 		"eviction":        {func(f *Fixture) { f.Evictions[0].Workload = "api" }, "evictions[0].workload"},
 		"eviction order":  {func(f *Fixture) { f.Evictions = append(f.Evictions, Eviction{Workload: "web", Cluster: "b"}) }, "evictions[1].at"},
 		"injection":       {func(f *Fixture) { f.Injections = []Injection{{Workload: "web", Cluster: "z"}} }, "injections[0].cluster"},
+		"weight cluster":  {func(f *Fixture) { f.Workloads[0].StaticWeights = map[string]int64{"z": 1} }, "workloads[0].staticWeights[z]"},
+		"weight":          {func(f *Fixture) { f.Workloads[0].StaticWeights = map[string]int64{"a": 0} }, "workloads[0].staticWeights[a]"},
 		"negative copies": {func(f *Fixture) { f.Workloads[0].Replicas = -1 }, "workloads[0].replicas"},
 	}
 	for name, tc := range cases {

@@ -13,7 +13,6 @@ import (
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
 	"github.com/fleetover/fleetover/failover"
-	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/why"
 )
 
@@ -109,12 +108,10 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 		Dispatched:        []string{},
 		Now:               now,
 	}
-	fleet := make([]scheduling.Cluster, len(f.clusters))
 	for i := range f.clusters {
 		cl := &f.clusters[i]
 		byName[cl.Name] = cl
 		in.Clusters = append(in.Clusters, why.Cluster{Name: cl.Name, Zone: clusterZone(cl), Conditions: cl.Status.Conditions, Taints: cl.Spec.Taints})
-		fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
 	}
 	var tolerations []corev1.Toleration
 	if spec.Placement != nil {
@@ -122,7 +119,7 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	in.Tolerations = failover.AddDefaultClusterTolerations(tolerations, cfg.DefaultTolerations)
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
-	in.Placement = failoverRequest(f.binding, fleet, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+	in.Placement = failoverRequest(f.binding, f.clusters, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
 	// The clusters are read already: no Get per old copy.
 	in.OldCopies = oldCopiesOf(f.works, in.Tasks, func(cluster string) bool {
 		cl := byName[cluster]

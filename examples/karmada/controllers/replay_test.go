@@ -222,6 +222,15 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 	}
 	if w.Divided {
 		placement.ReplicaScheduling = &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided}
+		if len(w.StaticWeights) > 0 {
+			prefs := &policyv1alpha1.ClusterPreferences{}
+			for _, name := range slices.Sorted(maps.Keys(w.StaticWeights)) {
+				prefs.StaticWeightList = append(prefs.StaticWeightList, policyv1alpha1.StaticClusterWeight{
+					TargetCluster: policyv1alpha1.ClusterAffinity{ClusterNames: []string{r.real(name)}}, Weight: w.StaticWeights[name]})
+			}
+			placement.ReplicaScheduling.ReplicaDivisionPreference = policyv1alpha1.ReplicaDivisionPreferenceWeighted
+			placement.ReplicaScheduling.WeightPreference = prefs
+		}
 	}
 	if len(w.ClusterNames) > 0 {
 		placement.ClusterAffinity = &policyv1alpha1.ClusterAffinity{}

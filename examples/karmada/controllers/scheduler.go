@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,11 +76,6 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	if err := s.Client.List(ctx, clusters); err != nil {
 		return reconcile.Result{}, err
 	}
-	fleet := make([]scheduling.Cluster, len(clusters.Items))
-	for i := range clusters.Items {
-		cl := &clusters.Items[i]
-		fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
-	}
 
 	var next time.Time
 	var plan scheduling.Plan
@@ -105,7 +101,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		removed, expiry := history.GC(block, now)
 		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		p, placed, err := replaceLost(rb, fleet, history, block, s.DefaultTolerations, s.Tolerations, now)
+		p, placed, err := replaceLost(rb, clusters.Items, history, block, s.DefaultTolerations, s.Tolerations, now)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return changed
@@ -164,14 +160,14 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 // plan and whether spec changed. The scheduler runs it in its own
 // reconcile; the taint manager runs it in the reconcile that evicts, so the
 // eviction and the new placement are one write.
-func replaceLost(rb client.Object, fleet []scheduling.Cluster, history eviction.EvictionHistory, block *int32,
+func replaceLost(rb client.Object, clusters []clusterv1alpha1.Cluster, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, bool, error) {
 	spec := bindingSpec(rb)
 	failed := lostClusters(spec)
 	if len(failed) == 0 {
 		return scheduling.Plan{}, false, nil
 	}
-	sreq := failoverRequest(rb, fleet, history, block, defaults, tolerations, now)
+	sreq := failoverRequest(rb, clusters, history, block, defaults, tolerations, now)
 	sreq.Targets = toTargets(spec.Clusters)
 	// The taint manager and the application-failover controller ran
 	// eviction.Evict; what they took out of the placement is what their
@@ -189,14 +185,14 @@ func replaceLost(rb client.Object, fleet []scheduling.Cluster, history eviction.
 	if err != nil || !p.Changed {
 		return p, false, err
 	}
-	clusters := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
+	targets := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
 	for _, tc := range p.Targets {
 		if slices.Contains(failed, tc.Name) {
 			continue // a failed cluster kept only because its failover is paused
 		}
-		clusters = append(clusters, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+		targets = append(targets, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
 	}
-	spec.Clusters = clusters
+	spec.Clusters = targets
 	return p, true, nil
 }
 
@@ -223,16 +219,21 @@ func recordSchedulerObservation(u *statusUpdate) {
 // failoverRequest is the failover scheduler's re-placement request for
 // binding rb, without its Targets and Evicted: the fleet, the filters
 // (taints matched with tolerations, evictions in progress, the eviction
-// history within block, suspension; the binding's affinity) and its spread
-// by cluster. The explanation asks the same question.
-func failoverRequest(rb client.Object, fleet []scheduling.Cluster, history eviction.EvictionHistory, block *int32,
+// history within block, suspension; the placement's cluster affinity, read
+// whole: names, exclusions, label and field selectors), its spread by
+// cluster, and for divided replicas the division: aggregated, or by the
+// static weight list (Karmada's rule: a cluster weighs the highest weight
+// of the rules that select it; every cluster weighs the same when no
+// cluster the replicas could go to has a weight). The explanation asks the
+// same question.
+func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
 	spec := bindingSpec(rb)
 	var clusterTolerations []corev1.Toleration
 	sreq := &scheduling.Request{
 		Type:     scheduling.Duplicated,
 		Replicas: spec.Replicas,
-		Clusters: fleet,
+		Clusters: schedulingFleet(clusters),
 		Filters: []scheduling.Filter{
 			scheduling.TaintToleration(tolerations),
 			scheduling.EvictionInProgress(),
@@ -242,11 +243,28 @@ func failoverRequest(rb client.Object, fleet []scheduling.Cluster, history evict
 	}
 	if p := spec.Placement; p != nil {
 		clusterTolerations = p.ClusterTolerations
-		if p.ReplicaScheduling != nil && p.ReplicaScheduling.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
-			sreq.Type = scheduling.Divided
+		if aff := p.ClusterAffinity; aff != nil {
+			selected := map[string]bool{}
+			for i := range clusters {
+				if affinityMatches(aff, &clusters[i]) {
+					selected[clusters[i].Name] = true
+				}
+			}
+			sreq.Filters = append(sreq.Filters, scheduling.NamedFilter(scheduling.FilterClusterAffinity, func(_ *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
+				if selected[c.Name] {
+					return scheduling.Fit()
+				}
+				return scheduling.Reject("cluster is not selected by the placement's cluster affinity")
+			}))
 		}
-		if p.ClusterAffinity != nil && len(p.ClusterAffinity.ClusterNames) > 0 {
-			sreq.Filters = append(sreq.Filters, scheduling.ClusterNames(p.ClusterAffinity.ClusterNames...))
+		if rs := p.ReplicaScheduling; rs != nil && rs.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
+			sreq.Type = scheduling.Divided
+			switch {
+			case rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated:
+				sreq.Division = scheduling.DivideAggregated
+			case rs.WeightPreference != nil && len(rs.WeightPreference.StaticWeightList) > 0:
+				sreq.StaticWeights = usableWeights(staticWeights(rs.WeightPreference.StaticWeightList, clusters), p.ClusterAffinity, clusters, lostClusters(spec))
+			}
 		}
 		for _, sc := range p.SpreadConstraints {
 			if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
@@ -264,4 +282,18 @@ func failoverRequest(rb client.Object, fleet []scheduling.Cluster, history evict
 		Now:                     now,
 	}
 	return sreq
+}
+
+// usableWeights is weights when some Ready cluster of the affinity that
+// the replicas could move to has one, and nil (every cluster weighs the
+// same) otherwise.
+func usableWeights(weights map[string]int64, aff *policyv1alpha1.ClusterAffinity, clusters []clusterv1alpha1.Cluster, lost []string) map[string]int64 {
+	for i := range clusters {
+		cl := &clusters[i]
+		if weights[cl.Name] > 0 && !slices.Contains(lost, cl.Name) && affinityMatches(aff, cl) &&
+			meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
+			return weights
+		}
+	}
+	return nil
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
-	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/suspension"
 )
 
@@ -129,14 +128,6 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 
 	plan := m.Planner.Plan(taints, bindings, now)
 	next := plan.NextCheck
-	var fleet []scheduling.Cluster
-	if m.InlineScheduling && len(plan.Evict) > 0 {
-		fleet = make([]scheduling.Cluster, len(clusters))
-		for i := range clusters {
-			cl := &clusters[i]
-			fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
-		}
-	}
 	// The pacer admits the evictions in the planner's order, each when a
 	// writer is free to take it; the writes of different bindings do not
 	// wait for each other.
@@ -155,7 +146,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 		go func() {
 			defer wg.Done()
 			for ev := range admitted {
-				if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, fleet, cluster.Name, ev); err != nil {
+				if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, cluster.Name, ev); err != nil {
 					failed <- err
 					stopOnce.Do(func() { close(stop) })
 					return
@@ -226,7 +217,7 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 // scheduler's view of the clusters), then the scheduler's observation in one
 // status write. The events are recorded once, after the writes, whatever the
 // number of conflict retries.
-func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, clusters []clusterv1alpha1.Cluster, fleet []scheduling.Cluster, cluster string, ev failover.ClusterEviction) error {
+func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, clusters []clusterv1alpha1.Cluster, cluster string, ev failover.ClusterEviction) error {
 	var sp *failover.ClusterFailoverBehavior
 	if fb != nil {
 		sp = fb.Cluster
@@ -266,7 +257,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			// write. A history that cannot be read, or no cluster that
 			// fits, is left to the scheduler, which reports it.
 			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
-				_, _, _ = replaceLost(b, fleet, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
+				_, _, _ = replaceLost(b, clusters, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
 			}
 		}
 		return changed

@@ -1,0 +1,99 @@
+package controllers
+
+import (
+	"maps"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+)
+
+func affinityCluster(name, provider, region, zone string, zones []string, labels map[string]string) clusterv1alpha1.Cluster {
+	return clusterv1alpha1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       clusterv1alpha1.ClusterSpec{Provider: provider, Region: region, Zone: zone, Zones: zones},
+	}
+}
+
+func TestAffinityMatchesReadsTheWholeAffinity(t *testing.T) {
+	east := affinityCluster("east", "aws", "us-east", "us-east-1a", nil, map[string]string{"tier": "gold"})
+	multi := affinityCluster("multi", "gcp", "eu", "", []string{"eu-1", "eu-2"}, nil)
+	field := func(key string, op corev1.NodeSelectorOperator, values ...string) *policyv1alpha1.FieldSelector {
+		return &policyv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+	}
+	cases := []struct {
+		name string
+		aff  *policyv1alpha1.ClusterAffinity
+		cl   clusterv1alpha1.Cluster
+		want bool
+	}{
+		{"nil affinity", nil, east, true},
+		{"empty affinity", &policyv1alpha1.ClusterAffinity{}, east, true},
+		{"named", &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"east"}}, east, true},
+		{"not named", &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"west"}}, east, false},
+		{"excluded though named", &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"east"}, ExcludeClusters: []string{"east"}}, east, false},
+		{"label selector", &policyv1alpha1.ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "gold"}}}, east, true},
+		{"label selector misses", &policyv1alpha1.ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "gold"}}}, multi, false},
+		{"bad label selector", &policyv1alpha1.ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Near"}}}}, east, false},
+		{"provider in", &policyv1alpha1.ClusterAffinity{FieldSelector: field("provider", corev1.NodeSelectorOpIn, "aws")}, east, true},
+		{"region not in", &policyv1alpha1.ClusterAffinity{FieldSelector: field("region", corev1.NodeSelectorOpNotIn, "us-east")}, east, false},
+		{"zone by any of its zones", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpIn, "eu-2")}, multi, true},
+		{"zone exists", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpExists)}, east, true},
+		{"provider does not exist", &policyv1alpha1.ClusterAffinity{FieldSelector: field("provider", corev1.NodeSelectorOpDoesNotExist)}, east, false},
+		{"unknown field", &policyv1alpha1.ClusterAffinity{FieldSelector: field("rack", corev1.NodeSelectorOpIn, "a")}, east, false},
+		{"unknown operator", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpGt, "1")}, east, false},
+		{"every part must hold", &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"east"}, FieldSelector: field("provider", corev1.NodeSelectorOpIn, "gcp")}, east, false},
+	}
+	for _, tc := range cases {
+		if got := affinityMatches(tc.aff, &tc.cl); got != tc.want {
+			t.Errorf("%s: affinityMatches = %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Karmada's static weights: the highest weight of the rules that select a
+// cluster; a cluster no rule selects weighs nothing.
+func TestStaticWeightsTakeTheHighestRule(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("a", "", "", "z1", nil, nil),
+		affinityCluster("b", "", "", "z1", nil, nil),
+		affinityCluster("c", "", "", "z2", nil, nil),
+	}
+	list := []policyv1alpha1.StaticClusterWeight{
+		{TargetCluster: policyv1alpha1.ClusterAffinity{FieldSelector: &policyv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"z1"}}}}}, Weight: 1},
+		{TargetCluster: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b"}}, Weight: 3},
+		{TargetCluster: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b"}}, Weight: 2},
+	}
+	got := staticWeights(list, clusters)
+	if want := map[string]int64{"a": 1, "b": 3}; !maps.Equal(got, want) {
+		t.Fatalf("staticWeights = %v, want %v", got, want)
+	}
+}
+
+// The weights divide only when a Ready cluster the replicas can go to has
+// one; otherwise every cluster weighs the same.
+func TestUsableWeightsNeedAWeightedDestination(t *testing.T) {
+	ready := func(cl clusterv1alpha1.Cluster, status metav1.ConditionStatus) clusterv1alpha1.Cluster {
+		cl.Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: status}}
+		return cl
+	}
+	clusters := []clusterv1alpha1.Cluster{
+		ready(affinityCluster("lost", "", "", "", nil, nil), metav1.ConditionFalse),
+		ready(affinityCluster("down", "", "", "", nil, nil), metav1.ConditionUnknown),
+		ready(affinityCluster("up", "", "", "", nil, nil), metav1.ConditionTrue),
+	}
+	weights := map[string]int64{"lost": 2, "down": 1}
+	if got := usableWeights(weights, nil, clusters, []string{"lost"}); got != nil {
+		t.Fatalf("usableWeights = %v, want nil: only a lost and a not-ready cluster have weights", got)
+	}
+	weights["up"] = 1
+	if got := usableWeights(weights, nil, clusters, []string{"lost"}); !maps.Equal(got, weights) {
+		t.Fatalf("usableWeights = %v, want the weights", got)
+	}
+	if got := usableWeights(weights, &policyv1alpha1.ClusterAffinity{ExcludeClusters: []string{"up"}}, clusters, []string{"lost"}); got != nil {
+		t.Fatalf("usableWeights = %v, want nil: the weighted Ready cluster is outside the affinity", got)
+	}
+}
