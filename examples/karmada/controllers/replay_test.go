@@ -84,12 +84,21 @@ type replayRun struct {
 	// stateLabels are the preserved-state labels a workload's rules write.
 	stateLabels map[string][]string
 
+	mu      sync.Mutex         // guards down: the Work watch reads it
 	down    map[string]bool    // simulator cluster name: in an outage
 	failing map[[2]string]bool // workload, cluster ("" for every cluster)
 	copies  map[string]*memberCopy
 
 	evictions  *evictionRecorder
 	injections []replay.Injection
+	// twoCopies are the moments a single-writer workload ran two copies.
+	twoCopies *copyMonitor
+}
+
+func (r *replayRun) isDown(cluster string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.down[cluster]
 }
 
 // memberCopy is the workload on a member cluster, keyed by its Work.
@@ -181,10 +190,14 @@ func (r *replayRun) run() {
 	for _, w := range r.fx.Workloads {
 		r.createWorkload(w)
 	}
+	r.twoCopies = &copyMonitor{}
 	for _, w := range r.fx.Workloads {
 		rb := r.binding(w.Name)
 		for _, tc := range w.Initial {
 			r.waitWork(rb, r.real(tc.Name), true)
+		}
+		if singleWriter(w, r.fx.Settings.ClusterPurgeMode) {
+			r.watchCopies(w.Name, string(rb.UID))
 		}
 	}
 	// The first copies have run for a while: they are healthy at once.
@@ -201,7 +214,7 @@ func (r *replayRun) run() {
 			faults = faults[1:]
 		}
 		for _, c := range r.fx.Clusters {
-			if c.SyncMode == "Pull" && !r.down[c.Name] {
+			if c.SyncMode == "Pull" && !r.isDown(c.Name) {
 				r.renewLeaseNow(r.real(c.Name))
 			}
 		}
@@ -340,7 +353,9 @@ func (r *replayRun) apply(ft replay.Fault) {
 	switch ft.Type {
 	case replay.FaultOutage, replay.FaultRecover:
 		down := ft.Type == replay.FaultOutage
+		r.mu.Lock()
 		r.down[ft.Cluster] = down
+		r.mu.Unlock()
 		// A push cluster's API server stops answering probes; a pull
 		// cluster's agent stops renewing its lease (run does).
 		r.probes.set(r.real(ft.Cluster), failover.ProbeResult{Reachable: !down, Healthy: !down})
@@ -396,14 +411,14 @@ func (r *replayRun) syncMembers(startedAt time.Time) {
 			cluster := r.simName(strings.TrimPrefix(work.Namespace, controllers.ExecutionNamespacePrefix))
 			key := work.Namespace + "/" + work.Name
 			switch {
-			case work.DeletionTimestamp != nil && !r.down[cluster]:
+			case work.DeletionTimestamp != nil && !r.isDown(cluster):
 				r.holdWork(work, false)
 				delete(r.copies, key)
 				continue
 			case work.DeletionTimestamp == nil:
 				r.holdWork(work, true)
 			}
-			if r.down[cluster] {
+			if r.isDown(cluster) {
 				// Nothing is heard from it: the last report stays.
 				if it, ok := reported[r.real(cluster)]; ok {
 					items = append(items, it)
@@ -670,6 +685,7 @@ func (r *replayRun) compare() {
 	within := 3 * r.fx.Step.Duration
 	evictions := r.evictions.list()
 	problems = append(problems, compareEvictions(r.fx.Evictions, evictions, within)...)
+	problems = append(problems, r.twoCopies.list()...)
 	if want, got := injectionSet(r.fx.Injections), injectionSet(r.injections); !slices.Equal(want, got) {
 		problems = append(problems, fmt.Sprintf("new copies started with state %v, the simulator's with %v", got, want))
 	} else {
@@ -799,4 +815,110 @@ func (r *replayRun) renewLeaseNow(cluster string) {
 	if err := r.c.Patch(r.ctx, lease, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 		r.t.Fatal(err)
 	}
+}
+
+// singleWriter reports whether w must never run two copies, as the
+// simulator's invariant has it: it preserves state, runs on one cluster,
+// and every failover it has purges the old copy directly.
+func singleWriter(w replay.Workload, clusterPurge eviction.PurgeMode) bool {
+	fb := w.Failover
+	if fb == nil || w.Divided || w.ClusterSpread == nil || w.ClusterSpread.MaxGroups != 1 {
+		return false
+	}
+	stateful := (fb.Cluster != nil && fb.Cluster.StatePreservation != nil) ||
+		(fb.Application != nil && fb.Application.StatePreservation != nil)
+	purge := clusterPurge
+	if fb.Cluster != nil && fb.Cluster.PurgeMode != "" {
+		purge = fb.Cluster.PurgeMode
+	}
+	if purge == "" {
+		purge = eviction.PurgeGracefully // the library's default for a cluster failover
+	}
+	return stateful && purge.Normalize() == eviction.PurgeDirectly &&
+		(fb.Application == nil || fb.Application.PurgeMode.Normalize() == eviction.PurgeDirectly)
+}
+
+// copyMonitor records every moment a single-writer workload had two
+// copies that could both run.
+type copyMonitor struct {
+	mu       sync.Mutex
+	overlaps []string
+}
+
+func (m *copyMonitor) add(s string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.overlaps = append(m.overlaps, s)
+}
+
+func (m *copyMonitor) list() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.overlaps)
+}
+
+// liveWork is a Work of a single-writer workload as the monitor saw it.
+type liveWork struct {
+	created, deletingSince time.Duration // fake-clock time since the start; deletingSince 0: not deleting
+}
+
+// watchCopies watches the Works of one single-writer workload. Every Work
+// counts, a terminating one too (its workload may still run) and one on a
+// cluster that is down (it runs again when the cluster returns). The one
+// exception is the documented Directly escape: a Work terminating on a
+// cluster that is down no longer counts against a Work created
+// eviction.DefaultDirectlyEscapeTimeout or more after its deletion began
+// (less the replay's observation lag of up to three steps).
+func (r *replayRun) watchCopies(workload, uid string) {
+	r.t.Helper()
+	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	w, err := wc.Watch(r.ctx, &workv1alpha1.WorkList{}, client.MatchingLabels{workv1alpha2.ResourceBindingPermanentIDLabel: uid})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	lag := 3 * r.fx.Step.Duration
+	live := map[string]*liveWork{}
+	reported := map[[2]string]bool{}
+	done := make(chan struct{})
+	r.t.Cleanup(func() { w.Stop(); <-done })
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			work, ok := ev.Object.(*workv1alpha1.Work)
+			if !ok {
+				continue
+			}
+			now := r.clock.Now().Sub(epoch)
+			cluster := r.simName(strings.TrimPrefix(work.Namespace, controllers.ExecutionNamespacePrefix))
+			switch ev.Type {
+			case watch.Deleted:
+				delete(live, cluster)
+				continue
+			case watch.Added, watch.Modified:
+				lw := live[cluster]
+				if lw == nil {
+					lw = &liveWork{created: now}
+					live[cluster] = lw
+				}
+				if work.DeletionTimestamp != nil && lw.deletingSince == 0 {
+					lw.deletingSince = now
+				}
+			}
+			for old, o := range live {
+				for young, y := range live {
+					if old == young || y.created < o.created {
+						continue
+					}
+					escaped := o.deletingSince > 0 && r.isDown(old) && y.created >= o.deletingSince+eviction.DefaultDirectlyEscapeTimeout-lag
+					if !escaped && !reported[[2]string{old, young}] {
+						reported[[2]string{old, young}] = true
+						r.twoCopies.add(fmt.Sprintf("%s ran two copies at +%s: on %s and on %s", workload, now, old, young))
+					}
+				}
+			}
+		}
+	}()
 }
