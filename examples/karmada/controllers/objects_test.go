@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -264,4 +265,26 @@ func manifest(w *workv1alpha1.Work) *unstructured.Unstructured {
 
 func hasTaint(cl *clusterv1alpha1.Cluster, key string, effect string) bool {
 	return slices.ContainsFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key && string(t.Effect) == effect })
+}
+
+// watchEach watches list (with opts) from now until the test ends and
+// hands every event to handle, on a goroutine of its own.
+func (f *fixture) watchEach(list client.ObjectList, handle func(watch.Event), opts ...client.ListOption) {
+	f.t.Helper()
+	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	w, err := wc.Watch(f.ctx, list, opts...)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	done := make(chan struct{})
+	f.t.Cleanup(func() { w.Stop(); <-done })
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			handle(ev)
+		}
+	}()
 }

@@ -626,41 +626,28 @@ type evictionRecorder struct {
 
 func (r *replayRun) recordEvictions() {
 	r.t.Helper()
-	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	w, err := wc.Watch(r.ctx, &workv1alpha2.ResourceBindingList{}, client.InNamespace(r.ns))
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	rec := &evictionRecorder{tasks: map[string]map[string]bool{}}
 	r.evictions = rec
-	done := make(chan struct{})
-	r.t.Cleanup(func() { w.Stop(); <-done })
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			rb, ok := ev.Object.(*workv1alpha2.ResourceBinding)
-			if !ok || ev.Type == watch.Deleted {
+	r.watchEach(&workv1alpha2.ResourceBindingList{}, func(ev watch.Event) {
+		rb, ok := ev.Object.(*workv1alpha2.ResourceBinding)
+		if !ok || ev.Type == watch.Deleted {
+			return
+		}
+		at := r.clock.Now().Sub(epoch)
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		now := map[string]bool{}
+		for _, task := range rb.Spec.GracefulEvictionTasks {
+			cluster := r.simName(task.FromCluster)
+			now[cluster] = true
+			if rec.tasks[rb.Name][cluster] {
 				continue
 			}
-			at := r.clock.Now().Sub(epoch)
-			rec.mu.Lock()
-			now := map[string]bool{}
-			for _, task := range rb.Spec.GracefulEvictionTasks {
-				cluster := r.simName(task.FromCluster)
-				now[cluster] = true
-				if rec.tasks[rb.Name][cluster] {
-					continue
-				}
-				rec.evictions = append(rec.evictions, replay.Eviction{At: metav1.Duration{Duration: at}, Workload: rb.Name, Cluster: cluster,
-					Reason: task.Reason, PurgeMode: eviction.PurgeMode(task.PurgeMode).Normalize()})
-			}
-			rec.tasks[rb.Name] = now
-			rec.mu.Unlock()
+			rec.evictions = append(rec.evictions, replay.Eviction{At: metav1.Duration{Duration: at}, Workload: rb.Name, Cluster: cluster,
+				Reason: task.Reason, PurgeMode: eviction.PurgeMode(task.PurgeMode).Normalize()})
 		}
-	}()
+		rec.tasks[rb.Name] = now
+	}, client.InNamespace(r.ns))
 }
 
 func (rec *evictionRecorder) list() []replay.Eviction {
@@ -871,54 +858,41 @@ type liveWork struct {
 // (less the replay's observation lag of up to three steps).
 func (r *replayRun) watchCopies(workload, uid string) {
 	r.t.Helper()
-	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	w, err := wc.Watch(r.ctx, &workv1alpha1.WorkList{}, client.MatchingLabels{workv1alpha2.ResourceBindingPermanentIDLabel: uid})
-	if err != nil {
-		r.t.Fatal(err)
-	}
 	lag := 3 * r.fx.Step.Duration
 	live := map[string]*liveWork{}
 	reported := map[[2]string]bool{}
-	done := make(chan struct{})
-	r.t.Cleanup(func() { w.Stop(); <-done })
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			work, ok := ev.Object.(*workv1alpha1.Work)
-			if !ok {
-				continue
+	r.watchEach(&workv1alpha1.WorkList{}, func(ev watch.Event) {
+		work, ok := ev.Object.(*workv1alpha1.Work)
+		if !ok {
+			return
+		}
+		now := r.clock.Now().Sub(epoch)
+		cluster := r.simName(strings.TrimPrefix(work.Namespace, controllers.ExecutionNamespacePrefix))
+		switch ev.Type {
+		case watch.Deleted:
+			delete(live, cluster)
+			return
+		case watch.Added, watch.Modified:
+			lw := live[cluster]
+			if lw == nil {
+				lw = &liveWork{created: now}
+				live[cluster] = lw
 			}
-			now := r.clock.Now().Sub(epoch)
-			cluster := r.simName(strings.TrimPrefix(work.Namespace, controllers.ExecutionNamespacePrefix))
-			switch ev.Type {
-			case watch.Deleted:
-				delete(live, cluster)
-				continue
-			case watch.Added, watch.Modified:
-				lw := live[cluster]
-				if lw == nil {
-					lw = &liveWork{created: now}
-					live[cluster] = lw
-				}
-				if work.DeletionTimestamp != nil && lw.deletingSince == 0 {
-					lw.deletingSince = now
-				}
+			if work.DeletionTimestamp != nil && lw.deletingSince == 0 {
+				lw.deletingSince = now
 			}
-			for old, o := range live {
-				for young, y := range live {
-					if old == young || y.created < o.created {
-						continue
-					}
-					escaped := o.deletingSince > 0 && r.isDown(old) && y.created >= o.deletingSince+eviction.DefaultDirectlyEscapeTimeout-lag
-					if !escaped && !reported[[2]string{old, young}] {
-						reported[[2]string{old, young}] = true
-						r.twoCopies.add(fmt.Sprintf("%s ran two copies at +%s: on %s and on %s", workload, now, old, young))
-					}
+		}
+		for old, o := range live {
+			for young, y := range live {
+				if old == young || y.created < o.created {
+					continue
+				}
+				escaped := o.deletingSince > 0 && r.isDown(old) && y.created >= o.deletingSince+eviction.DefaultDirectlyEscapeTimeout-lag
+				if !escaped && !reported[[2]string{old, young}] {
+					reported[[2]string{old, young}] = true
+					r.twoCopies.add(fmt.Sprintf("%s ran two copies at +%s: on %s and on %s", workload, now, old, young))
 				}
 			}
 		}
-	}()
+	}, client.MatchingLabels{workv1alpha2.ResourceBindingPermanentIDLabel: uid})
 }

@@ -36,42 +36,29 @@ type workMonitor struct {
 
 func (f *fixture) monitorWorks(label, uid string) *workMonitor {
 	f.t.Helper()
-	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	w, err := wc.Watch(f.ctx, &workv1alpha1.WorkList{}, client.MatchingLabels{label: uid})
-	if err != nil {
-		f.t.Fatal(err)
-	}
 	m := &workMonitor{live: map[string]bool{}}
-	done := make(chan struct{})
-	f.t.Cleanup(func() { w.Stop(); <-done })
-	go func() {
-		defer close(done)
-		for ev := range w.ResultChan() {
-			work, ok := ev.Object.(*workv1alpha1.Work)
-			if !ok {
-				continue
-			}
-			m.mu.Lock()
-			switch ev.Type {
-			case watch.Added, watch.Modified:
-				m.live[work.Namespace] = true
-			case watch.Deleted:
-				delete(m.live, work.Namespace)
-			}
-			if len(m.live) > 1 {
-				var names []string
-				for ns := range m.live {
-					names = append(names, ns)
-				}
-				slices.Sort(names)
-				m.overlap = append(m.overlap, fmt.Sprint(names))
-			}
-			m.mu.Unlock()
+	f.watchEach(&workv1alpha1.WorkList{}, func(ev watch.Event) {
+		work, ok := ev.Object.(*workv1alpha1.Work)
+		if !ok {
+			return
 		}
-	}()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		switch ev.Type {
+		case watch.Added, watch.Modified:
+			m.live[work.Namespace] = true
+		case watch.Deleted:
+			delete(m.live, work.Namespace)
+		}
+		if len(m.live) > 1 {
+			var names []string
+			for ns := range m.live {
+				names = append(names, ns)
+			}
+			slices.Sort(names)
+			m.overlap = append(m.overlap, fmt.Sprint(names))
+		}
+	}, client.MatchingLabels{label: uid})
 	return m
 }
 
