@@ -111,6 +111,7 @@ type SpreadConstraint struct {
 // Fault types the fixture carries; they are the simulator's.
 const (
 	FaultOutage            = "outage"
+	FaultNotReady          = "notReady"
 	FaultRecover           = "recover"
 	FaultWorkloadUnhealthy = "workloadUnhealthy"
 	FaultWorkloadHealthy   = "workloadHealthy"

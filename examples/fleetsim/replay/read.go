@@ -105,7 +105,7 @@ func Validate(f *Fixture) field.ErrorList {
 			errs = append(errs, field.NotFound(p, name))
 		}
 	}
-	types := []string{FaultOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart}
+	types := []string{FaultOutage, FaultNotReady, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart}
 	for i, ft := range f.Faults {
 		p := field.NewPath("faults").Index(i)
 		if !slices.Contains(types, ft.Type) {

@@ -54,8 +54,8 @@ func TestReplaySimulatorScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) < 3 {
-		t.Fatalf("%d fixtures in %s, want the embedded scenario and two more", len(files), replayDir)
+	if len(files) < 4 {
+		t.Fatalf("%d fixtures in %s, want the embedded scenario and three more", len(files), replayDir)
 	}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
@@ -135,12 +135,21 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 		failing:     map[[2]string]bool{},
 		copies:      map[string]*memberCopy{},
 	}
+	pull := map[string]bool{}
+	for _, c := range fx.Clusters {
+		pull[c.Name] = c.SyncMode == "Pull"
+	}
 	for _, ft := range fx.Faults {
 		switch ft.Type {
-		case replay.FaultOutage, replay.FaultRecover:
+		case replay.FaultOutage, replay.FaultNotReady, replay.FaultRecover:
 			if ft.Cluster == "" {
-				t.Fatalf("fault %s at %s names no cluster: the replay plays single-cluster outages only", ft.Type, ft.At.Duration)
+				t.Fatalf("fault %s at %s names no cluster: the replay plays single-cluster faults only", ft.Type, ft.At.Duration)
 			}
+		}
+		if ft.Type == replay.FaultNotReady && pull[ft.Cluster] {
+			// The example reads a pull-mode cluster's health from its
+			// Lease alone: it has no way to hear "reachable, not ready".
+			t.Fatalf("fault notReady at %s on pull-mode cluster %s: the example cannot model it", ft.At.Duration, ft.Cluster)
 		}
 	}
 	for _, w := range fx.Workloads {
@@ -359,6 +368,10 @@ func (r *replayRun) apply(ft replay.Fault) {
 		// A push cluster's API server stops answering probes; a pull
 		// cluster's agent stops renewing its lease (run does).
 		r.probes.set(r.real(ft.Cluster), failover.ProbeResult{Reachable: !down, Healthy: !down})
+	case replay.FaultNotReady:
+		// Reachable (its workloads run, its deletions complete), but its
+		// health endpoint fails.
+		r.probes.set(r.real(ft.Cluster), failover.ProbeResult{Reachable: true, Healthy: false, Message: "health check failed"})
 	case replay.FaultWorkloadUnhealthy, replay.FaultWorkloadHealthy:
 		r.failing[[2]string{ft.Workload, ft.Cluster}] = ft.Type == replay.FaultWorkloadUnhealthy
 	case replay.FaultRestart:
