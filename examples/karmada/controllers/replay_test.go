@@ -32,6 +32,7 @@ import (
 	"github.com/fleetover/fleetover/examples/fleetsim/replay"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/preservation"
 
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
@@ -110,7 +111,7 @@ type memberCopy struct {
 func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 	s := fx.Settings
 	p := newProbes()
-	tolerance := s.DefaultTolerationSeconds
+	tolerationSeconds := s.DefaultTolerationSeconds
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = p
 		c.ProbeInterval = fx.Step.Duration
@@ -122,7 +123,7 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 		}
 		c.ClusterTaints = failover.ClusterTaintConfig{NoExecuteAfterTimeout: s.NoExecuteTaints, EvictionTimeout: s.EvictionTimeout.Duration}
 		c.ClusterFailover = failover.ClusterFailoverDefaults{PurgeMode: s.ClusterPurgeMode, GracePeriodSeconds: int32(s.GracefulEvictionTimeout.Duration / time.Second)}
-		c.DefaultTolerations = failover.DefaultTolerationsConfig{NotReadyTolerationSeconds: &tolerance, UnreachableTolerationSeconds: &tolerance}
+		c.DefaultTolerations = failover.DefaultTolerationsConfig{NotReadyTolerationSeconds: &tolerationSeconds, UnreachableTolerationSeconds: &tolerationSeconds}
 		c.Pacer = eviction.PacerConfig{Rate: s.EvictionsPerSecond, Burst: max(1, int(s.EvictionsPerSecond)), PerZone: s.PacePerZone}
 		c.Assess = eviction.AssessOptions{Timeout: s.GracefulEvictionTimeout.Duration, CancelOnRecovery: s.CancelOnRecovery}
 		c.StatefulFailoverInjection = s.StatefulFailoverInjection
@@ -153,19 +154,16 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 		}
 	}
 	for _, w := range fx.Workloads {
-		for _, fb := range []*failover.FailoverBehavior{w.Failover} {
-			if fb == nil {
+		fb := w.Failover
+		if fb == nil {
+			continue
+		}
+		for _, sp := range []*preservation.StatePreservation{clusterState(fb), applicationState(fb)} {
+			if sp == nil {
 				continue
 			}
-			if fb.Cluster != nil && fb.Cluster.StatePreservation != nil {
-				for _, rule := range fb.Cluster.StatePreservation.Rules {
-					r.stateLabels[w.Name] = append(r.stateLabels[w.Name], rule.AliasLabelName)
-				}
-			}
-			if fb.Application != nil && fb.Application.StatePreservation != nil {
-				for _, rule := range fb.Application.StatePreservation.Rules {
-					r.stateLabels[w.Name] = append(r.stateLabels[w.Name], rule.AliasLabelName)
-				}
+			for _, rule := range sp.Rules {
+				r.stateLabels[w.Name] = append(r.stateLabels[w.Name], rule.AliasLabelName)
 			}
 		}
 	}
@@ -825,8 +823,7 @@ func singleWriter(w replay.Workload, clusterPurge eviction.PurgeMode) bool {
 	if fb == nil || w.Divided || w.ClusterSpread == nil || w.ClusterSpread.MaxGroups != 1 {
 		return false
 	}
-	stateful := (fb.Cluster != nil && fb.Cluster.StatePreservation != nil) ||
-		(fb.Application != nil && fb.Application.StatePreservation != nil)
+	stateful := clusterState(fb) != nil || applicationState(fb) != nil
 	purge := clusterPurge
 	if fb.Cluster != nil && fb.Cluster.PurgeMode != "" {
 		purge = fb.Cluster.PurgeMode
@@ -908,4 +905,20 @@ func (r *replayRun) watchCopies(workload, uid string) {
 			}
 		}
 	}, client.MatchingLabels{workv1alpha2.ResourceBindingPermanentIDLabel: uid})
+}
+
+// clusterState and applicationState are a failover behaviour's state
+// preservation rules, for a cluster and for an application failover.
+func clusterState(fb *failover.FailoverBehavior) *preservation.StatePreservation {
+	if fb.Cluster == nil {
+		return nil
+	}
+	return fb.Cluster.StatePreservation
+}
+
+func applicationState(fb *failover.FailoverBehavior) *preservation.StatePreservation {
+	if fb.Application == nil {
+		return nil
+	}
+	return fb.Application.StatePreservation
 }
