@@ -21,10 +21,10 @@ const (
 )
 
 // affinityMatches reports whether cl is one of the clusters aff selects,
-// reading every part of it as Karmada's scheduler does: ExcludeClusters
-// leave a cluster out; LabelSelector, FieldSelector (provider, region,
-// zone) and ClusterNames must each hold when set. A nil affinity selects
-// every cluster; a selector that does not parse selects none.
+// by Karmada's rule (its scheduler's ClusterMatches): ExcludeClusters leave
+// a cluster out; LabelSelector, FieldSelector and ClusterNames must each
+// hold when set. A nil affinity selects every cluster; a label selector
+// that does not parse selects none.
 func affinityMatches(aff *policyv1alpha1.ClusterAffinity, cl *clusterv1alpha1.Cluster) bool {
 	if aff == nil {
 		return true
@@ -48,40 +48,39 @@ func affinityMatches(aff *policyv1alpha1.ClusterAffinity, cl *clusterv1alpha1.Cl
 	return len(aff.ClusterNames) == 0 || slices.Contains(aff.ClusterNames, cl.Name)
 }
 
-// fieldMatches applies one field selector requirement to cl. A cluster
-// matches the zone key by any of its zones.
+// fieldMatches applies one field selector requirement to cl as Karmada
+// does. provider and region are fields a cluster may leave empty: In
+// needs the field set to one of the values, NotIn holds when it is not.
+// zone is read from spec.zones (spec.zone is not consulted): In needs every
+// zone of the cluster among the values (and at least one zone), NotIn
+// needs none of them there. Karmada's validation admits only these keys
+// and the In and NotIn operators; anything else matches nothing.
 func fieldMatches(req corev1.NodeSelectorRequirement, cl *clusterv1alpha1.Cluster) bool {
-	var values []string
+	var in bool
 	switch req.Key {
-	case fieldProvider:
-		values = nonEmpty(cl.Spec.Provider)
-	case fieldRegion:
-		values = nonEmpty(cl.Spec.Region)
+	case fieldProvider, fieldRegion:
+		v := cl.Spec.Provider
+		if req.Key == fieldRegion {
+			v = cl.Spec.Region
+		}
+		in = v != "" && slices.Contains(req.Values, v)
 	case fieldZone:
-		values = append(nonEmpty(cl.Spec.Zone), cl.Spec.Zones...)
+		zones := cl.Spec.Zones
+		if req.Operator == corev1.NodeSelectorOpIn {
+			return len(zones) > 0 && !slices.ContainsFunc(zones, func(z string) bool { return !slices.Contains(req.Values, z) })
+		}
+		in = slices.ContainsFunc(zones, func(z string) bool { return slices.Contains(req.Values, z) })
 	default:
 		return false
 	}
-	in := slices.ContainsFunc(values, func(v string) bool { return slices.Contains(req.Values, v) })
 	switch req.Operator {
 	case corev1.NodeSelectorOpIn:
 		return in
 	case corev1.NodeSelectorOpNotIn:
 		return !in
-	case corev1.NodeSelectorOpExists:
-		return len(values) > 0
-	case corev1.NodeSelectorOpDoesNotExist:
-		return len(values) == 0
 	default:
 		return false
 	}
-}
-
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
 }
 
 // staticWeights is each cluster's weight under a static weight list: the

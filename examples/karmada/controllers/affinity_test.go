@@ -18,9 +18,12 @@ func affinityCluster(name, provider, region, zone string, zones []string, labels
 	}
 }
 
+// The cases follow Karmada v1.17's ClusterMatches (pkg/util/selector.go)
+// on what its validation admits.
 func TestAffinityMatchesReadsTheWholeAffinity(t *testing.T) {
 	east := affinityCluster("east", "aws", "us-east", "us-east-1a", nil, map[string]string{"tier": "gold"})
 	multi := affinityCluster("multi", "gcp", "eu", "", []string{"eu-1", "eu-2"}, nil)
+	bare := affinityCluster("bare", "", "", "", nil, nil)
 	field := func(key string, op corev1.NodeSelectorOperator, values ...string) *policyv1alpha1.FieldSelector {
 		return &policyv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: op, Values: values}}}
 	}
@@ -40,11 +43,15 @@ func TestAffinityMatchesReadsTheWholeAffinity(t *testing.T) {
 		{"bad label selector", &policyv1alpha1.ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Near"}}}}, east, false},
 		{"provider in", &policyv1alpha1.ClusterAffinity{FieldSelector: field("provider", corev1.NodeSelectorOpIn, "aws")}, east, true},
 		{"region not in", &policyv1alpha1.ClusterAffinity{FieldSelector: field("region", corev1.NodeSelectorOpNotIn, "us-east")}, east, false},
-		{"zone by any of its zones", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpIn, "eu-2")}, multi, true},
-		{"zone exists", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpExists)}, east, true},
-		{"provider does not exist", &policyv1alpha1.ClusterAffinity{FieldSelector: field("provider", corev1.NodeSelectorOpDoesNotExist)}, east, false},
-		{"unknown field", &policyv1alpha1.ClusterAffinity{FieldSelector: field("rack", corev1.NodeSelectorOpIn, "a")}, east, false},
-		{"unknown operator", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpGt, "1")}, east, false},
+		{"not in holds for an empty field", &policyv1alpha1.ClusterAffinity{FieldSelector: field("provider", corev1.NodeSelectorOpNotIn, "aws")}, bare, true},
+		{"in fails for an empty field", &policyv1alpha1.ClusterAffinity{FieldSelector: field("region", corev1.NodeSelectorOpIn, "")}, bare, false},
+		{"zone in needs every zone listed", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpIn, "eu-2")}, multi, false},
+		{"zone in with every zone listed", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpIn, "eu-1", "eu-2", "eu-3")}, multi, true},
+		{"zone not in, one zone listed", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpNotIn, "eu-2")}, multi, false},
+		{"zone in needs a zone", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpIn, "eu-1")}, bare, false},
+		{"spec.zone is not read", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpIn, "us-east-1a")}, east, false},
+		{"operator Karmada refuses", &policyv1alpha1.ClusterAffinity{FieldSelector: field("zone", corev1.NodeSelectorOpExists)}, multi, false},
+		{"unknown field", &policyv1alpha1.ClusterAffinity{FieldSelector: field("rack", corev1.NodeSelectorOpNotIn, "a")}, east, false},
 		{"every part must hold", &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"east"}, FieldSelector: field("provider", corev1.NodeSelectorOpIn, "gcp")}, east, false},
 	}
 	for _, tc := range cases {
@@ -58,9 +65,9 @@ func TestAffinityMatchesReadsTheWholeAffinity(t *testing.T) {
 // cluster; a cluster no rule selects weighs nothing.
 func TestStaticWeightsTakeTheHighestRule(t *testing.T) {
 	clusters := []clusterv1alpha1.Cluster{
-		affinityCluster("a", "", "", "z1", nil, nil),
-		affinityCluster("b", "", "", "z1", nil, nil),
-		affinityCluster("c", "", "", "z2", nil, nil),
+		affinityCluster("a", "", "", "", []string{"z1"}, nil),
+		affinityCluster("b", "", "", "", []string{"z1"}, nil),
+		affinityCluster("c", "", "", "", []string{"z2"}, nil),
 	}
 	list := []policyv1alpha1.StaticClusterWeight{
 		{TargetCluster: policyv1alpha1.ClusterAffinity{FieldSelector: &policyv1alpha1.FieldSelector{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"z1"}}}}}, Weight: 1},
