@@ -92,15 +92,16 @@ func TestUsableWeightsNeedAWeightedDestination(t *testing.T) {
 		ready(affinityCluster("down", "", "", "", nil, nil), metav1.ConditionUnknown),
 		ready(affinityCluster("up", "", "", "", nil, nil), metav1.ConditionTrue),
 	}
+	all := map[string]bool{"lost": true, "down": true, "up": true}
 	weights := map[string]int64{"lost": 2, "down": 1}
-	if got := usableWeights(weights, nil, clusters, []string{"lost"}); got != nil {
+	if got := usableWeights(weights, all, clusters, []string{"lost"}); got != nil {
 		t.Fatalf("usableWeights = %v, want nil: only a lost and a not-ready cluster have weights", got)
 	}
 	weights["up"] = 1
-	if got := usableWeights(weights, nil, clusters, []string{"lost"}); !maps.Equal(got, weights) {
+	if got := usableWeights(weights, all, clusters, []string{"lost"}); !maps.Equal(got, weights) {
 		t.Fatalf("usableWeights = %v, want the weights", got)
 	}
-	if got := usableWeights(weights, &policyv1alpha1.ClusterAffinity{ExcludeClusters: []string{"up"}}, clusters, []string{"lost"}); got != nil {
+	if got := usableWeights(weights, map[string]bool{"lost": true, "down": true}, clusters, []string{"lost"}); got != nil {
 		t.Fatalf("usableWeights = %v, want nil: the weighted Ready cluster is outside the affinity", got)
 	}
 }

@@ -243,13 +243,15 @@ func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, histo
 	}
 	if p := spec.Placement; p != nil {
 		clusterTolerations = p.ClusterTolerations
-		if aff := p.ClusterAffinity; aff != nil {
-			selected := map[string]bool{}
-			for i := range clusters {
-				if affinityMatches(aff, &clusters[i]) {
-					selected[clusters[i].Name] = true
-				}
+		// The clusters the affinity selects, matched once for the filter
+		// and the weights.
+		selected := map[string]bool{}
+		for i := range clusters {
+			if affinityMatches(p.ClusterAffinity, &clusters[i]) {
+				selected[clusters[i].Name] = true
 			}
+		}
+		if p.ClusterAffinity != nil {
 			sreq.Filters = append(sreq.Filters, scheduling.NamedFilter(scheduling.FilterClusterAffinity, func(_ *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
 				if selected[c.Name] {
 					return scheduling.Fit()
@@ -263,7 +265,7 @@ func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, histo
 			case rs.ReplicaDivisionPreference == policyv1alpha1.ReplicaDivisionPreferenceAggregated:
 				sreq.Division = scheduling.DivideAggregated
 			case rs.WeightPreference != nil && len(rs.WeightPreference.StaticWeightList) > 0:
-				sreq.StaticWeights = usableWeights(staticWeights(rs.WeightPreference.StaticWeightList, clusters), p.ClusterAffinity, clusters, lostClusters(spec))
+				sreq.StaticWeights = usableWeights(staticWeights(rs.WeightPreference.StaticWeightList, clusters), selected, clusters, lostClusters(spec))
 			}
 		}
 		for _, sc := range p.SpreadConstraints {
@@ -284,13 +286,13 @@ func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, histo
 	return sreq
 }
 
-// usableWeights is weights when some Ready cluster of the affinity that
-// the replicas could move to has one, and nil (every cluster weighs the
-// same) otherwise.
-func usableWeights(weights map[string]int64, aff *policyv1alpha1.ClusterAffinity, clusters []clusterv1alpha1.Cluster, lost []string) map[string]int64 {
+// usableWeights is weights when some Ready cluster that the affinity
+// selected and the replicas could move to has one, and nil (every cluster
+// weighs the same) otherwise.
+func usableWeights(weights map[string]int64, selected map[string]bool, clusters []clusterv1alpha1.Cluster, lost []string) map[string]int64 {
 	for i := range clusters {
 		cl := &clusters[i]
-		if weights[cl.Name] > 0 && !slices.Contains(lost, cl.Name) && affinityMatches(aff, cl) &&
+		if weights[cl.Name] > 0 && selected[cl.Name] && !slices.Contains(lost, cl.Name) &&
 			meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady) {
 			return weights
 		}
