@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -592,7 +593,7 @@ func jsonEqual(a, b []byte) bool {
 	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
 		return false
 	}
-	return fmt.Sprint(va) == fmt.Sprint(vb)
+	return reflect.DeepEqual(va, vb)
 }
 
 // settle waits until the controllers have done what the last step asked
