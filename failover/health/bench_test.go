@@ -72,6 +72,35 @@ func BenchmarkDeploymentHealthRule(b *testing.B) {
 	cpu.report(b)
 }
 
+// BenchmarkDeploymentFieldReads is the floor under BenchmarkDeploymentHealth:
+// the ten map reads the decision cannot do without (apiVersion and kind for
+// the dispatch; metadata, spec and status; generation, replicas,
+// observedGeneration, updatedReplicas and availableReplicas), with their
+// type assertions and nothing else: no dispatch table, no comparison, no
+// result.
+func BenchmarkDeploymentFieldReads(b *testing.B) {
+	obj := benchDeployment(b).Object
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU()
+	for b.Loop() {
+		apiVersion, _ := obj["apiVersion"].(string)
+		kind, _ := obj["kind"].(string)
+		metadata, _ := obj["metadata"].(map[string]any)
+		spec, _ := obj["spec"].(map[string]any)
+		status, _ := obj["status"].(map[string]any)
+		generation, _ := metadata["generation"].(int64)
+		replicas, _ := spec["replicas"].(int64)
+		observed, _ := status["observedGeneration"].(int64)
+		updated, _ := status["updatedReplicas"].(int64)
+		available, _ := status["availableReplicas"].(int64)
+		if apiVersion == "" || kind == "" || generation+replicas+observed+updated+available == 0 {
+			b.Fatal("fields missing")
+		}
+	}
+	cpu.report(b)
+}
+
 // BenchmarkDeploymentHealthTypedReference is the approach this package
 // avoids: convert the unstructured Deployment to appsv1.Deployment first,
 // then compare typed fields. It runs in the same process as

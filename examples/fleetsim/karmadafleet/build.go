@@ -453,9 +453,18 @@ func (r *reader) policyOf(b readBinding, policies []readPolicy) *readPolicy {
 	return nil
 }
 
-// Matches reports whether c is among the clusters a selects: every selector
-// given must hold and c must not be excluded. An empty affinity selects
-// every cluster. The error names a selector that cannot be evaluated.
+// Matches reports whether c is among the clusters a selects, by the rule of
+// Karmada's scheduler (ClusterMatches): c must not be excluded, and every
+// selector given must hold. An empty affinity selects every cluster.
+//
+// provider and region are fields a cluster may leave empty: In needs the
+// field set to one of the values, NotIn holds when it is not. zone is read
+// from the cluster's zones: In needs at least one zone and every zone among
+// the values, NotIn needs none of them there.
+//
+// Karmada's validation admits only the keys provider, region and zone and
+// the operators In and NotIn, so an export holds nothing else; the error
+// names a selector that cannot be evaluated.
 func (c Cluster) Matches(a ClusterAffinity) (bool, error) {
 	if slices.Contains(a.ExcludeClusters, c.Name) {
 		return false, nil
@@ -472,38 +481,42 @@ func (c Cluster) Matches(a ClusterAffinity) (bool, error) {
 			return false, nil
 		}
 	}
-	if a.FieldSelector != nil {
-		for i, req := range a.FieldSelector.MatchExpressions {
-			var have []string
-			switch req.Key {
-			case "provider":
-				have = []string{c.Provider}
-			case "region":
-				have = []string{c.Region}
-			case "zone":
-				have = c.zones()
-			default:
-				return false, fmt.Errorf("fieldSelector.matchExpressions[%d].key: %q is not provider, region or zone", i, req.Key)
+	if a.FieldSelector == nil {
+		return true, nil
+	}
+	for i, req := range a.FieldSelector.MatchExpressions {
+		if req.Operator != corev1.NodeSelectorOpIn && req.Operator != corev1.NodeSelectorOpNotIn {
+			return false, fmt.Errorf("fieldSelector.matchExpressions[%d].operator: %q is not In or NotIn", i, req.Operator)
+		}
+		var ok bool
+		switch req.Key {
+		case "provider", "region":
+			v := c.Provider
+			if req.Key == "region" {
+				v = c.Region
 			}
-			in := slices.ContainsFunc(have, func(v string) bool { return v != "" && slices.Contains(req.Values, v) })
-			switch req.Operator {
-			case corev1.NodeSelectorOpIn:
-				if !in {
-					return false, nil
-				}
-			case corev1.NodeSelectorOpNotIn:
-				if in {
-					return false, nil
-				}
-			default:
-				return false, fmt.Errorf("fieldSelector.matchExpressions[%d].operator: %q is not In or NotIn", i, req.Operator)
+			ok = (v != "" && slices.Contains(req.Values, v)) == (req.Operator == corev1.NodeSelectorOpIn)
+		case "zone":
+			zones := c.zones()
+			listed := func(z string) bool { return slices.Contains(req.Values, z) }
+			if req.Operator == corev1.NodeSelectorOpIn {
+				ok = len(zones) > 0 && !slices.ContainsFunc(zones, func(z string) bool { return !listed(z) })
+			} else {
+				ok = !slices.ContainsFunc(zones, listed)
 			}
+		default:
+			return false, fmt.Errorf("fieldSelector.matchExpressions[%d].key: %q is not provider, region or zone", i, req.Key)
+		}
+		if !ok {
+			return false, nil
 		}
 	}
 	return true, nil
 }
 
-// zones lists the cluster's zones: spec.zones, else spec.zone.
+// zones lists the cluster's zones: spec.zones, else spec.zone. Karmada's
+// API server moves a lone spec.zone into spec.zones whenever it stores a
+// Cluster, so this is what Karmada itself holds for such an object.
 func (c Cluster) zones() []string {
 	if len(c.Zones) > 0 {
 		return c.Zones

@@ -317,8 +317,12 @@ func TestMatches(t *testing.T) {
 		{"excluded", ClusterAffinity{ExcludeClusters: []string{"m1"}}, false, ""},
 		{"labels", ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}, true, ""},
 		{"labels differ", ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}}, false, ""},
-		{"zone in", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z2")}, true, ""},
-		{"zone not in", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z2")}, false, ""},
+		// A cluster in several zones is In only when all of them are listed,
+		// and NotIn when none is.
+		{"zone in, every zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z3", "z2", "z1")}, true, ""},
+		{"zone in, one zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z2")}, false, ""},
+		{"zone not in, one zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z2")}, false, ""},
+		{"zone not in, none listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z3")}, true, ""},
 		{"provider", ClusterAffinity{FieldSelector: sel("provider", corev1.NodeSelectorOpIn, "gcp")}, false, ""},
 		{"region", ClusterAffinity{FieldSelector: sel("region", corev1.NodeSelectorOpNotIn, "r2")}, true, ""},
 		{"bad key", ClusterAffinity{FieldSelector: sel("rack", corev1.NodeSelectorOpIn, "a")}, false, "not provider, region or zone"},
@@ -328,6 +332,27 @@ func TestMatches(t *testing.T) {
 		got, err := c.Matches(tc.a)
 		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%s: Matches = %v, %v; want %v, error containing %q", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+
+	// A cluster without zones is never In a zone list and always NotIn it;
+	// a lone spec.zone counts as the cluster's zones, as Karmada's API
+	// server stores it.
+	for _, tc := range []struct {
+		name    string
+		cluster Cluster
+		a       ClusterAffinity
+		want    bool
+	}{
+		{"no zones, in", Cluster{Name: "m2"}, ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z1")}, false},
+		{"no zones, not in", Cluster{Name: "m2"}, ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z1")}, true},
+		{"no provider, not in", Cluster{Name: "m2"}, ClusterAffinity{FieldSelector: sel("provider", corev1.NodeSelectorOpNotIn, "aws")}, true},
+		{"spec.zone only, in", Cluster{Name: "m3", Zone: "z1"}, ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z1")}, true},
+		{"spec.zone only, not in", Cluster{Name: "m3", Zone: "z1"}, ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z1")}, false},
+		{"spec.zones wins over spec.zone", Cluster{Name: "m4", Zone: "z1", Zones: []string{"z2"}}, ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z1")}, false},
+	} {
+		if got, err := tc.cluster.Matches(tc.a); got != tc.want || err != nil {
+			t.Errorf("%s: Matches = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
 }
