@@ -20,23 +20,39 @@ const (
 	fieldZone     = "zone"
 )
 
-// affinityMatches reports whether cl is one of the clusters aff selects,
+// clusterSelector is a ClusterAffinity made ready to match a fleet: its
+// label selector is parsed once, not once per cluster.
+type clusterSelector struct {
+	aff    *policyv1alpha1.ClusterAffinity
+	labels labels.Selector // nil when the affinity has no label selector
+	broken bool            // the label selector does not parse
+}
+
+// compileAffinity prepares aff for matching. A nil affinity selects every
+// cluster; a label selector that does not parse selects none.
+func compileAffinity(aff *policyv1alpha1.ClusterAffinity) clusterSelector {
+	s := clusterSelector{aff: aff}
+	if aff != nil && aff.LabelSelector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(aff.LabelSelector)
+		s.labels, s.broken = sel, err != nil
+	}
+	return s
+}
+
+// matches reports whether cl is one of the clusters the affinity selects,
 // by Karmada's rule (its scheduler's ClusterMatches): ExcludeClusters leave
 // a cluster out; LabelSelector, FieldSelector and ClusterNames must each
-// hold when set. A nil affinity selects every cluster; a label selector
-// that does not parse selects none.
-func affinityMatches(aff *policyv1alpha1.ClusterAffinity, cl *clusterv1alpha1.Cluster) bool {
+// hold when set.
+func (s clusterSelector) matches(cl *clusterv1alpha1.Cluster) bool {
+	aff := s.aff
 	if aff == nil {
 		return true
 	}
-	if slices.Contains(aff.ExcludeClusters, cl.Name) {
+	if s.broken || slices.Contains(aff.ExcludeClusters, cl.Name) {
 		return false
 	}
-	if aff.LabelSelector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(aff.LabelSelector)
-		if err != nil || !sel.Matches(labels.Set(cl.Labels)) {
-			return false
-		}
+	if s.labels != nil && !s.labels.Matches(labels.Set(cl.Labels)) {
+		return false
 	}
 	if fs := aff.FieldSelector; fs != nil {
 		for _, req := range fs.MatchExpressions {
@@ -87,11 +103,15 @@ func fieldMatches(req corev1.NodeSelectorRequirement, cl *clusterv1alpha1.Cluste
 // highest weight of the rules whose target selects it, as Karmada's
 // division reads the list. A cluster no rule selects is absent (weight 0).
 func staticWeights(list []policyv1alpha1.StaticClusterWeight, clusters []clusterv1alpha1.Cluster) map[string]int64 {
+	targets := make([]clusterSelector, len(list))
+	for r := range list {
+		targets[r] = compileAffinity(&list[r].TargetCluster)
+	}
 	out := map[string]int64{}
 	for i := range clusters {
 		cl := &clusters[i]
-		for _, rule := range list {
-			if rule.Weight > out[cl.Name] && affinityMatches(&rule.TargetCluster, cl) {
+		for r, rule := range list {
+			if rule.Weight > out[cl.Name] && targets[r].matches(cl) {
 				out[cl.Name] = rule.Weight
 			}
 		}

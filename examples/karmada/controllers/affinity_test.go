@@ -55,8 +55,8 @@ func TestAffinityMatchesReadsTheWholeAffinity(t *testing.T) {
 		{"every part must hold", &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"east"}, FieldSelector: field("provider", corev1.NodeSelectorOpIn, "gcp")}, east, false},
 	}
 	for _, tc := range cases {
-		if got := affinityMatches(tc.aff, &tc.cl); got != tc.want {
-			t.Errorf("%s: affinityMatches = %t, want %t", tc.name, got, tc.want)
+		if got := compileAffinity(tc.aff).matches(&tc.cl); got != tc.want {
+			t.Errorf("%s: matches = %t, want %t", tc.name, got, tc.want)
 		}
 	}
 }

@@ -246,8 +246,9 @@ func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, histo
 		// The clusters the affinity selects, matched once for the filter
 		// and the weights.
 		selected := map[string]bool{}
+		affinity := compileAffinity(p.ClusterAffinity)
 		for i := range clusters {
-			if affinityMatches(p.ClusterAffinity, &clusters[i]) {
+			if affinity.matches(&clusters[i]) {
 				selected[clusters[i].Name] = true
 			}
 		}
