@@ -7,6 +7,8 @@ replace github.com/fleetover/fleetover => ../..
 require (
 	github.com/fleetover/fleetover v0.0.0-00010101000000-000000000000
 	github.com/karmada-io/karmada v1.17.1
+	github.com/segmentio/encoding v0.4.1
+	github.com/tidwall/gjson v1.18.0
 	github.com/yuin/gopher-lua v1.1.2
 	k8s.io/api v0.35.0
 	k8s.io/apimachinery v0.35.0
@@ -57,9 +59,9 @@ require (
 	github.com/prometheus/common v0.67.5 // indirect
 	github.com/prometheus/procfs v0.19.2 // indirect
 	github.com/rogpeppe/go-internal v1.14.1 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/spf13/cobra v1.10.2 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
-	github.com/tidwall/gjson v1.18.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
