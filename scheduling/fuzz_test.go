@@ -88,12 +88,21 @@ func randomRequest(data []byte) *Request {
 			req.StaticWeights[c.Name] = int64(src.intn(5))
 		}
 		req.Scores[c.Name] = int64(src.intn(3))
+		if zones := src.intn(4); zones > 0 {
+			// zone count 1..3: zones 0..2 of z0..z3, so that clusters share them
+			for z := range zones {
+				req.Clusters[len(req.Clusters)-1].Zones = append(req.Clusters[len(req.Clusters)-1].Zones, fmt.Sprintf("z%d", (z+src.intn(4))%4))
+			}
+		}
 	}
 	req.Workload.History = history
 	req.Workload.BlockPredecessorSeconds = ptr.To[int32](int32(src.intn(700)))
 	req.Workload.Suspension = SuspensionFunc(func(c string) bool { return suspended[c] })
 	if src.intn(2) == 0 {
 		req.Spread = &SpreadConstraint{MinGroups: int32(src.intn(4)), MaxGroups: int32(src.intn(6))}
+	}
+	if src.intn(2) == 0 {
+		req.ZoneSpread = &SpreadConstraint{MinGroups: int32(src.intn(3)), MaxGroups: int32(src.intn(4))}
 	}
 	return req
 }
@@ -163,6 +172,39 @@ func FuzzReplace(f *testing.F) {
 			}
 			if failed[name] || suspended.DispatchSuspended(name) {
 				t.Fatalf("failed or suspended cluster %s given replicas", name)
+			}
+		}
+		if z := req.ZoneSpread; z != nil {
+			// New clusters have zones; past what the kept clusters cover,
+			// they add zones only up to the maximum; and a plan that added
+			// clusters reaches the minimum.
+			zonesOf := map[string][]string{}
+			for _, c := range req.Clusters {
+				zonesOf[c.Name] = c.Zones
+			}
+			keptZones, allZones := map[string]bool{}, map[string]bool{}
+			added := false
+			for name := range after {
+				_, was := before[name]
+				kept := was && (!failed[name] || suspended.DispatchSuspended(name))
+				if !was {
+					added = true
+					if len(zonesOf[name]) == 0 {
+						t.Fatalf("cluster %s without zones chosen under a zone spread", name)
+					}
+				}
+				for _, zone := range zonesOf[name] {
+					allZones[zone] = true
+					if kept {
+						keptZones[zone] = true
+					}
+				}
+			}
+			if z.MaxGroups > 0 && len(allZones) > max(int(z.MaxGroups), len(keptZones)) {
+				t.Fatalf("%d zones %v, maxGroups %d, kept clusters cover %d", len(allZones), allZones, z.MaxGroups, len(keptZones))
+			}
+			if added && len(allZones) < int(z.MinGroups) {
+				t.Fatalf("clusters added but %d zones, minGroups %d", len(allZones), z.MinGroups)
 			}
 		}
 		if req.Type == Divided && total > max(int64(req.Replicas), keptTotal) {

@@ -98,9 +98,17 @@ type Request struct {
 	// Filters decide feasibility; nil means DefaultFilters(). Add
 	// ClusterNames or LabelSelector for the policy's cluster affinity.
 	Filters []Filter
-	// Spread bounds the number of clusters (by cluster; other groupings are
-	// the caller's business).
+	// Spread bounds the number of clusters.
 	Spread *SpreadConstraint
+	// ZoneSpread bounds the number of zones (Cluster.Zones) the placement
+	// spans. With it set, a cluster without zones is no candidate; new
+	// clusters come from the zones the kept targets cover plus as many new
+	// zones as MaxGroups leaves room for (those with the most candidates
+	// first, then by name); a cluster that covers a zone not yet covered is
+	// chosen before one that does not; and a placement that would span
+	// fewer than MinGroups zones is not made (InsufficientCandidates).
+	// Groupings by region or provider are the caller's business.
+	ZoneSpread *SpreadConstraint
 	// Replicas is the desired total for Divided and the per-cluster count
 	// for Duplicated.
 	Replicas int32
@@ -143,7 +151,8 @@ type Plan struct {
 	// eviction (the request's Targets plus Evicted).
 	Changed bool
 	// Reason says why nothing was added: NothingFailed, FailoverPaused or
-	// InsufficientCandidates.
+	// InsufficientCandidates (too few feasible clusters, or zones for
+	// ZoneSpread).
 	Reason string
 	// Filtered is the filter run over Request.Clusters; its RetryAt tells
 	// when a rejected cluster may become feasible.
@@ -238,13 +247,17 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCl
 	}
 	needed := max(int(want)-len(kept), 0)
 	candidates := candidateClusters(req, w, &plan.Filtered, failed, false)
+	zones := newZoneSpread(req, kept)
+	candidates = zones.restrict(candidates)
 	if len(candidates) < needed {
-		plan.Targets = sortedTargets(kept)
-		plan.Reason = ReasonInsufficientCandidates
-		plan.Changed = true
+		insufficient(plan, kept)
 		return
 	}
-	chosen := candidates[:needed]
+	chosen := zones.pick(candidates, needed)
+	if !zones.reached(chosen) {
+		insufficient(plan, kept)
+		return
+	}
 	targets := slices.Clone(kept)
 	for i := 0; i < max(len(lost), len(chosen)); i++ {
 		m := Move{Replicas: req.Replicas, Reason: ReasonClusterFailed}
@@ -269,14 +282,21 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCl
 	plan.Changed = true
 }
 
+// insufficient is the plan that adds nothing: the eviction stands.
+func insufficient(plan *Plan, kept []eviction.TargetCluster) {
+	plan.Targets = sortedTargets(kept)
+	plan.Reason = ReasonInsufficientCandidates
+	plan.Changed = true
+}
+
 // slot is one cluster a Divided re-placement may give replicas to.
 type slot struct {
-	name   string
-	weight int64
-	room   int64 // -1: unlimited
-	got    int64
-	rem    int64 // remainder of the last proportional share, for ties
-	placed bool  // already in the placement
+	cluster *Cluster
+	weight  int64
+	room    int64 // -1: unlimited
+	got     int64
+	rem     int64 // remainder of the last proportional share, for ties
+	placed  bool  // already in the placement
 }
 
 func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, plan *Plan) {
@@ -299,7 +319,8 @@ func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetClust
 		plan.Changed = true
 		return
 	}
-	slots := divisionSlots(req, w, &plan.Filtered, failed)
+	zones := newZoneSpread(req, kept)
+	slots := divisionSlots(req, w, &plan.Filtered, failed, zones)
 	var placed int64
 	switch req.Division {
 	case DivideAggregated:
@@ -307,34 +328,33 @@ func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetClust
 	default:
 		placed = divideByWeight(missing, slots)
 	}
-	if placed == 0 {
-		plan.Targets = sortedTargets(kept)
-		plan.Reason = ReasonInsufficientCandidates
-		plan.Unplaced = int32(missing)
-		plan.Changed = true
-		return
-	}
-	plan.Unplaced = int32(missing - placed)
-
 	var receivers []slot
+	var receiving []*Cluster
 	for _, s := range slots {
 		if s.got > 0 {
 			receivers = append(receivers, s)
+			receiving = append(receiving, s.cluster)
 		}
 	}
+	if placed == 0 || !zones.reached(receiving) {
+		insufficient(plan, kept)
+		plan.Unplaced = int32(missing)
+		return
+	}
+	plan.Unplaced = int32(missing - placed)
 	byName := make(map[string]int32, len(kept)+len(receivers))
 	for _, t := range kept {
 		byName[t.Name] += t.Replicas
 	}
 	for _, s := range receivers {
-		byName[s.name] += int32(s.got)
+		byName[s.cluster.Name] += int32(s.got)
 	}
 	targets := make([]eviction.TargetCluster, 0, len(byName))
 	for name, n := range byName {
 		targets = append(targets, eviction.TargetCluster{Name: name, Replicas: n})
 	}
 	slices.SortFunc(targets, byTargetName)
-	slices.SortFunc(receivers, func(a, b slot) int { return strings.Compare(a.name, b.name) })
+	slices.SortFunc(receivers, func(a, b slot) int { return strings.Compare(a.cluster.Name, b.cluster.Name) })
 	plan.Targets = targets
 	plan.Moves = divisionMoves(lost, missing-lostReplicas, receivers)
 	plan.Changed = true
@@ -366,7 +386,7 @@ func divisionMoves(lost []eviction.TargetCluster, shortfall int64, receivers []s
 				break
 			}
 			n := min(src.n, receivers[r].got)
-			moves = append(moves, Move{From: src.from, To: receivers[r].name, Replicas: int32(n), Reason: src.reason})
+			moves = append(moves, Move{From: src.from, To: receivers[r].cluster.Name, Replicas: int32(n), Reason: src.reason})
 			src.n -= n
 			receivers[r].got -= n
 			if receivers[r].got == 0 {
@@ -406,8 +426,8 @@ func candidateClusters(req *Request, w *Workload, filtered *Result, failed map[s
 
 // divisionSlots returns the clusters that may take new replicas, with their
 // weights and rooms, in tie-break order (score, then name).
-func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[string]struct{}) []slot {
-	candidates := candidateClusters(req, w, filtered, failed, true)
+func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[string]struct{}, zones *zoneSpread) []slot {
+	candidates := zones.restrict(candidateClusters(req, w, filtered, failed, true))
 	slots := make([]slot, 0, len(candidates))
 	// As Karmada divides: when no candidate has a static weight, every
 	// candidate weighs 1; otherwise a candidate without one gets nothing.
@@ -421,7 +441,7 @@ func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[strin
 	fresh := *w
 	fresh.Placement = nil
 	for _, c := range candidates {
-		s := slot{name: c.Name, room: -1, placed: w.InPlacement(c.Name)}
+		s := slot{cluster: c, room: -1, placed: w.InPlacement(c.Name)}
 		if s.placed && !takesNewReplicas(req, &fresh, c) {
 			// A filter lets a placed cluster keep what it runs (a
 			// NoSchedule taint, say); that is no leave to receive more.
@@ -599,8 +619,14 @@ func validateRequest(req *Request) error {
 		}
 		seen[name] = struct{}{}
 	}
-	if s := req.Spread; s != nil {
-		p := field.NewPath("spread")
+	for _, sc := range []struct {
+		path   *field.Path
+		spread *SpreadConstraint
+	}{{field.NewPath("spread"), req.Spread}, {field.NewPath("zoneSpread"), req.ZoneSpread}} {
+		s, p := sc.spread, sc.path
+		if s == nil {
+			continue
+		}
 		if s.MinGroups < 0 {
 			return invalid(field.Invalid(p.Child("minGroups"), s.MinGroups, "must be non-negative"))
 		}

@@ -16,6 +16,10 @@ type Cluster struct {
 	Taints []corev1.Taint
 	// Labels are the cluster's labels (zone, region, provider, ...).
 	Labels map[string]string
+	// Zones are the failure zones the cluster runs in (Karmada's
+	// spec.zones); only Request.ZoneSpread reads them. A cluster in several
+	// zones belongs to each.
+	Zones []string
 	// AvailableReplicas is how many more replicas of the workload the cluster
 	// can take; nil means unknown (no limit is applied).
 	AvailableReplicas *int32

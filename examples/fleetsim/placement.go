@@ -292,22 +292,16 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement left the placement as it was: "+plan.Reason)
 		return
 	}
+	if plan.Reason == scheduling.ReasonInsufficientCandidates && w.zoneSpread != (groupBounds{}) {
+		e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("re-placement failed: too few candidates within the zone spread of %d to %d zone(s)", w.zoneSpread.min, w.zoneSpread.max))
+	}
 	next := make([]eviction.TargetCluster, 0, len(plan.Targets))
-	names := make([]string, 0, len(plan.Targets))
 	for _, t := range plan.Targets {
 		r := t.Replicas
 		if !w.divided {
 			r = 0
 		}
 		next = append(next, eviction.TargetCluster{Name: t.Name, Replicas: r})
-		names = append(names, t.Name)
-	}
-	// scheduling.Replace bounds clusters only; the zone bounds are the
-	// caller's to check (the candidates were already limited to zones
-	// within the maximum).
-	if w.zoneSpread != (groupBounds{}) && !w.spans(e, names) {
-		e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("re-placement failed: %d zone(s), the zone spread needs %d to %d", zonesOf(e, names), w.zoneSpread.min, w.zoneSpread.max))
-		return
 	}
 	e.setTargets(w, next)
 }
@@ -316,7 +310,6 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 // eviction left targets and evicted; the explanation (-explain) asks the
 // same question.
 func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetCluster) *scheduling.Request {
-	before := append(slices.Clone(targets), evicted...)
 	failed := ""
 	if len(evicted) > 0 {
 		failed = evicted[0].Name // the engine evicts one cluster at a time
@@ -338,54 +331,29 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 		usedZones[e.byName[t.Name].zone] = true
 	}
 	for _, c := range e.clusters {
-		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
+		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}, Zones: []string{c.zone}})
 		if !usedZones[c.zone] {
 			req.Scores[c.name] = 1 // spread over zones first
 		}
 	}
 	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
-	if allowed := e.replaceCandidates(w, before, failed); allowed != nil {
-		req.Filters = append(req.Filters, scheduling.ClusterNames(allowed...))
+	if w.affinity != nil {
+		// A filter on the affinity's set, not ClusterNames: with no names
+		// that one keeps every cluster, and an affinity may select none.
+		req.Filters = append(req.Filters, scheduling.NamedFilter(scheduling.FilterClusterAffinity, func(_ *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
+			if w.affinity[c.Name] {
+				return scheduling.Fit()
+			}
+			return scheduling.Reject("cluster is not selected by the placement's cluster affinity")
+		}))
 	}
 	if w.clusterSpread != (groupBounds{}) {
 		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.clusterSpread.min), MaxGroups: int32(w.clusterSpread.max)}
 	}
+	if w.zoneSpread != (groupBounds{}) {
+		req.ZoneSpread = &scheduling.SpreadConstraint{MinGroups: int32(w.zoneSpread.min), MaxGroups: int32(w.zoneSpread.max)}
+	}
 	return req
-}
-
-// replaceCandidates lists the clusters a failover re-placement may choose
-// from: those of the policy's affinity, and, under a zone spread, only
-// clusters in zones the workload already uses plus as many new zones as
-// the maximum leaves room for (those with the most Ready clusters). Nil
-// means every cluster.
-func (e *Engine) replaceCandidates(w *workload, before []eviction.TargetCluster, failed string) []string {
-	if w.affinity == nil && w.zoneSpread.max == 0 {
-		return nil
-	}
-	zones := map[string]bool{}
-	if w.zoneSpread.max > 0 {
-		for _, t := range before {
-			if t.Name != failed {
-				zones[e.byName[t.Name].zone] = true
-			}
-		}
-		var ready []string
-		for _, c := range e.clusters {
-			if c.name != failed && c.ready() && (w.affinity == nil || w.affinity[c.name]) {
-				ready = append(ready, c.name)
-			}
-		}
-		for _, z := range fullestZones(e, ready, zones, w.zoneSpread.max-len(zones)) {
-			zones[z] = true
-		}
-	}
-	out := []string{}
-	for _, c := range e.clusters {
-		if (w.affinity == nil || w.affinity[c.name]) && (w.zoneSpread.max == 0 || zones[c.zone]) {
-			out = append(out, c.name)
-		}
-	}
-	return out
 }
 
 // replaceWeights is the static weight map a Divided re-placement divides

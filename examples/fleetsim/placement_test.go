@@ -203,3 +203,40 @@ func TestStaticWeightsOfUnknownZonesAreRejected(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// A failover re-placement never leaves the affinity, not even when the
+// zone spread leaves no cluster of it to choose from: the workload then
+// keeps no copy rather than one outside its affinity.
+func TestReplacementStaysInTheAffinityUnderAZoneSpread(t *testing.T) {
+	sc := mustParse(t, zoneFleet+`workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      clusterAffinity: {clusterNames: [c, d]}
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 1}
+        - {spreadByField: zone, minGroups: 1, maxGroups: 2}
+faults:
+  - {at: 2m, type: outage, cluster: c, for: 25m}
+  - {at: 2m, type: outage, cluster: d, for: 25m}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evicted := false
+	for e.step < e.steps {
+		e.Step()
+		w := e.wByName["w"]
+		for _, tc := range w.targets {
+			if tc.Name != "c" && tc.Name != "d" {
+				t.Fatalf("at %s w is placed on %s, outside its affinity [c, d]", formatSimTime(e.Elapsed()), placementOf(e, "w"))
+			}
+		}
+		evicted = evicted || len(w.targets) == 0
+	}
+	if !evicted {
+		t.Fatal("the outages evicted nothing; the test proves nothing")
+	}
+}
