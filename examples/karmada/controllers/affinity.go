@@ -127,7 +127,7 @@ func schedulingFleet(clusters []clusterv1alpha1.Cluster) []scheduling.Cluster {
 	fleet := make([]scheduling.Cluster, len(clusters))
 	for i := range clusters {
 		cl := &clusters[i]
-		fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels}
+		fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels, Zones: cl.Spec.Zones}
 	}
 	return fleet
 }

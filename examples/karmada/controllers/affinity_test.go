@@ -2,13 +2,20 @@ package controllers
 
 import (
 	"maps"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
+	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/scheduling"
 )
 
 func affinityCluster(name, provider, region, zone string, zones []string, labels map[string]string) clusterv1alpha1.Cluster {
@@ -103,5 +110,39 @@ func TestUsableWeightsNeedAWeightedDestination(t *testing.T) {
 	}
 	if got := usableWeights(weights, map[string]bool{"lost": true, "down": true}, clusters, []string{"lost"}); got != nil {
 		t.Fatalf("usableWeights = %v, want nil: the weighted Ready cluster is outside the affinity", got)
+	}
+}
+
+// A spread by zone reaches the re-placement: with the workload on a (z1)
+// and c (z2) and c lost, at most two zones leave room for z3 only, and a
+// cluster there is chosen before b in the zone a already covers.
+func TestFailoverRequestReadsTheZoneSpread(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("a", "", "", "", []string{"z1"}, nil),
+		affinityCluster("b", "", "", "", []string{"z1"}, nil),
+		affinityCluster("c", "", "", "", []string{"z2"}, nil),
+		affinityCluster("d", "", "", "", []string{"z3"}, nil),
+		affinityCluster("e", "", "", "", nil, nil),
+	}
+	rb := &workv1alpha2.ResourceBinding{Spec: workv1alpha2.ResourceBindingSpec{
+		Replicas: 1,
+		Placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+			{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
+			{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: 2, MaxGroups: 2},
+		}},
+	}}
+	req := failoverRequest(rb, clusters, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	if req.ZoneSpread == nil || *req.ZoneSpread != (scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2}) {
+		t.Fatalf("ZoneSpread = %+v, want 2..2", req.ZoneSpread)
+	}
+	req.Targets = []eviction.TargetCluster{{Name: "a", Replicas: 1}}
+	req.Evicted = []eviction.TargetCluster{{Name: "c", Replicas: 1}}
+	plan, err := scheduling.Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "d", Replicas: 1}}
+	if !slices.Equal(plan.Targets, want) {
+		t.Fatalf("targets %v, want %v", plan.Targets, want)
 	}
 }

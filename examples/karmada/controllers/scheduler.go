@@ -156,7 +156,7 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 // ClustersBeforeFailover (lostClusters), scheduling.Replace picks the
 // replacements (filters: taints matched with tolerations, evictions in
 // progress, the eviction history within block, suspension; the binding's
-// affinity and cluster spread) and spec.clusters gets them. It reports the
+// affinity, its spread by cluster and by zone) and spec.clusters gets them. It reports the
 // plan and whether spec changed. The scheduler runs it in its own
 // reconcile; the taint manager runs it in the reconcile that evicts, so the
 // eviction and the new placement are one write.
@@ -221,7 +221,8 @@ func recordSchedulerObservation(u *statusUpdate) {
 // (taints matched with tolerations, evictions in progress, the eviction
 // history within block, suspension; the placement's cluster affinity, read
 // whole: names, exclusions, label and field selectors), its spread by
-// cluster, and for divided replicas the division: aggregated, or by the
+// cluster and by zone (spread by region or provider is not read), and for
+// divided replicas the division: aggregated, or by the
 // static weight list (Karmada's rule: a cluster weighs the highest weight
 // of the rules that select it; every cluster weighs the same when no
 // cluster the replicas could go to has a weight). The explanation asks the
@@ -270,8 +271,12 @@ func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, histo
 			}
 		}
 		for _, sc := range p.SpreadConstraints {
-			if sc.SpreadByField == policyv1alpha1.SpreadByFieldCluster {
-				sreq.Spread = &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
+			bounds := &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
+			switch sc.SpreadByField {
+			case policyv1alpha1.SpreadByFieldCluster:
+				sreq.Spread = bounds
+			case policyv1alpha1.SpreadByFieldZone:
+				sreq.ZoneSpread = bounds
 			}
 		}
 	}
