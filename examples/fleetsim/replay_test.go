@@ -133,6 +133,9 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		if b := w.clusterSpread; b != (groupBounds{}) {
 			rw.ClusterSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
 		}
+		if b := w.zoneSpread; b != (groupBounds{}) {
+			rw.ZoneSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
+		}
 		fx.Workloads = append(fx.Workloads, rw)
 	}
 	for _, f := range e.faults {

@@ -88,10 +88,12 @@ type Workload struct {
 	// ClusterNames is the cluster affinity by name; empty is every cluster.
 	ClusterNames []string `json:"clusterNames,omitempty"`
 	// ClusterSpread bounds the number of clusters; nil bounds nothing.
-	ClusterSpread *SpreadConstraint          `json:"clusterSpread,omitempty"`
-	Tolerations   []corev1.Toleration        `json:"tolerations,omitempty"`
-	Failover      *failover.FailoverBehavior `json:"failover,omitempty"`
-	Suspension    *suspension.Suspension     `json:"suspension,omitempty"`
+	ClusterSpread *SpreadConstraint `json:"clusterSpread,omitempty"`
+	// ZoneSpread bounds the number of zones; nil bounds nothing.
+	ZoneSpread  *SpreadConstraint          `json:"zoneSpread,omitempty"`
+	Tolerations []corev1.Toleration        `json:"tolerations,omitempty"`
+	Failover    *failover.FailoverBehavior `json:"failover,omitempty"`
+	Suspension  *suspension.Suspension     `json:"suspension,omitempty"`
 	// State is the state the first copies run with (a Flink job id:
 	// "jobId").
 	State map[string]string `json:"state,omitempty"`
@@ -102,7 +104,7 @@ type Workload struct {
 	Final []eviction.TargetCluster `json:"final"`
 }
 
-// SpreadConstraint bounds how many clusters a workload spans.
+// SpreadConstraint bounds how many clusters, or zones, a workload spans.
 type SpreadConstraint struct {
 	MinGroups int32 `json:"minGroups,omitempty"`
 	MaxGroups int32 `json:"maxGroups,omitempty"`

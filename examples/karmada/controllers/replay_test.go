@@ -182,8 +182,12 @@ func (r *replayRun) run() {
 	r.recordEvictions()
 	for _, c := range r.fx.Clusters {
 		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: r.real(c.Name)}, Spec: clusterv1alpha1.ClusterSpec{
-			SyncMode: clusterv1alpha1.ClusterSyncMode(c.SyncMode), Zone: c.Zone,
+			SyncMode: clusterv1alpha1.ClusterSyncMode(c.SyncMode),
 		}}
+		if c.Zone != "" {
+			// As Karmada's API server stores a Cluster: in spec.zones.
+			cl.Spec.Zones = []string{c.Zone}
+		}
 		if err := r.c.Create(r.ctx, cl); err != nil {
 			r.t.Fatal(err)
 		}
@@ -260,7 +264,10 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 		}
 	}
 	if sp := w.ClusterSpread; sp != nil {
-		placement.SpreadConstraints = []policyv1alpha1.SpreadConstraint{{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)}}
+		placement.SpreadConstraints = append(placement.SpreadConstraints, policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)})
+	}
+	if sp := w.ZoneSpread; sp != nil {
+		placement.SpreadConstraints = append(placement.SpreadConstraints, policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)})
 	}
 	rb := &workv1alpha2.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: w.Name},
