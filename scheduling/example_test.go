@@ -123,3 +123,41 @@ func ExampleReplace_divided() {
 	// [{member2 3}]
 	// [{From:member1 To:member2 Replicas:1 Reason:ClusterFailed}]
 }
+
+// A workload held to exactly two zones loses c, the only cluster of z2.
+// The replacement opens z3 (d), although b comes first by name: b is in
+// z1, which a already covers.
+func ExampleReplace_zoneSpread() {
+	placed := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "c", Replicas: 1}}
+	res, err := eviction.Evict(placed, nil, eviction.Eviction{
+		Cluster: "c", Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fleet := []scheduling.Cluster{
+		{Name: "a", Zones: []string{"z1"}},
+		{Name: "b", Zones: []string{"z1"}},
+		{Name: "c", Zones: []string{"z2"}},
+		{Name: "d", Zones: []string{"z3"}},
+		{Name: "e", Zones: []string{"z3"}},
+	}
+	plan, err := scheduling.Replace(&scheduling.Request{
+		Workload:   &scheduling.Workload{EvictionTasks: res.Tasks},
+		Type:       scheduling.Duplicated,
+		Targets:    res.Targets,
+		Evicted:    res.Evicted,
+		Clusters:   fleet,
+		Spread:     &scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2},
+		ZoneSpread: &scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2},
+		Replicas:   1,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(plan.Targets)
+	// Output:
+	// [{a 1} {d 1}]
+}
