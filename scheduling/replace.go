@@ -66,6 +66,11 @@ const (
 	// ReasonFailoverPaused: every failed cluster has its dispatching
 	// suspended, which pauses their failover.
 	ReasonFailoverPaused = "FailoverPaused"
+	// ReasonZoneSpread: nothing new is placed because of Request.ZoneSpread:
+	// feasible candidates lie outside the zones it allows (Plan.ZoneExcluded
+	// lists them), or the candidates span fewer than MinGroups zones. The
+	// eviction stands, as with InsufficientCandidates.
+	ReasonZoneSpread = "ZoneSpread"
 )
 
 // ErrInvalidRequest is wrapped by every error Replace returns; the same error
@@ -106,7 +111,7 @@ type Request struct {
 	// zones as MaxGroups leaves room for (those with the most candidates
 	// first, then by name); a cluster that covers a zone not yet covered is
 	// chosen before one that does not; and a placement that would span
-	// fewer than MinGroups zones is not made (InsufficientCandidates).
+	// fewer than MinGroups zones is not made (Reason ZoneSpread).
 	// Groupings by region or provider are the caller's business.
 	ZoneSpread *SpreadConstraint
 	// Replicas is the desired total for Divided and the per-cluster count
@@ -150,13 +155,16 @@ type Plan struct {
 	// Changed reports whether Targets differs from the placement before the
 	// eviction (the request's Targets plus Evicted).
 	Changed bool
-	// Reason says why nothing was added: NothingFailed, FailoverPaused or
-	// InsufficientCandidates (too few feasible clusters, or zones for
-	// ZoneSpread).
+	// Reason says why nothing was added: NothingFailed, FailoverPaused,
+	// InsufficientCandidates or ZoneSpread.
 	Reason string
 	// Filtered is the filter run over Request.Clusters; its RetryAt tells
 	// when a rejected cluster may become feasible.
 	Filtered Result
+	// ZoneExcluded lists, by name, the candidates that passed the filters
+	// but that Request.ZoneSpread kept out: without zones, or in a zone
+	// past MaxGroups.
+	ZoneExcluded []string
 }
 
 // Replace re-places a workload after it was evicted from some clusters
@@ -227,15 +235,17 @@ func Replace(req *Request) (Plan, error) {
 		}
 		return plan, nil
 	}
+	zones := newZoneSpread(req, kept)
 	if req.Type == Duplicated {
-		replaceDuplicated(req, &w, kept, lost, failed, &plan)
+		replaceDuplicated(req, &w, kept, lost, failed, zones, &plan)
 	} else {
-		replaceDivided(req, &w, kept, lost, failed, &plan)
+		replaceDivided(req, &w, kept, lost, failed, zones, &plan)
 	}
+	plan.ZoneExcluded = zones.excludedNames()
 	return plan, nil
 }
 
-func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, plan *Plan) {
+func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, zones *zoneSpread, plan *Plan) {
 	want := int32(len(kept) + len(lost))
 	if req.Spread != nil {
 		if req.Spread.MaxGroups > 0 && want > req.Spread.MaxGroups {
@@ -246,16 +256,19 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCl
 		}
 	}
 	needed := max(int(want)-len(kept), 0)
-	candidates := candidateClusters(req, w, &plan.Filtered, failed, false)
-	zones := newZoneSpread(req, kept)
-	candidates = zones.restrict(candidates)
+	feasible := candidateClusters(req, w, &plan.Filtered, failed, false)
+	candidates := zones.restrict(feasible)
 	if len(candidates) < needed {
-		insufficient(plan, kept)
+		reason := ReasonInsufficientCandidates
+		if len(feasible) >= needed {
+			reason = ReasonZoneSpread
+		}
+		noPlacement(plan, kept, reason)
 		return
 	}
 	chosen := zones.pick(candidates, needed)
 	if !zones.reached(chosen) {
-		insufficient(plan, kept)
+		noPlacement(plan, kept, ReasonZoneSpread)
 		return
 	}
 	targets := slices.Clone(kept)
@@ -282,10 +295,11 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCl
 	plan.Changed = true
 }
 
-// insufficient is the plan that adds nothing: the eviction stands.
-func insufficient(plan *Plan, kept []eviction.TargetCluster) {
+// noPlacement is the plan that adds nothing, for reason: the eviction
+// stands.
+func noPlacement(plan *Plan, kept []eviction.TargetCluster, reason string) {
 	plan.Targets = sortedTargets(kept)
-	plan.Reason = ReasonInsufficientCandidates
+	plan.Reason = reason
 	plan.Changed = true
 }
 
@@ -299,7 +313,7 @@ type slot struct {
 	placed  bool  // already in the placement
 }
 
-func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, plan *Plan) {
+func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, zones *zoneSpread, plan *Plan) {
 	var assigned, lostReplicas int64
 	for _, t := range kept {
 		assigned += int64(t.Replicas)
@@ -319,7 +333,6 @@ func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetClust
 		plan.Changed = true
 		return
 	}
-	zones := newZoneSpread(req, kept)
 	slots := divisionSlots(req, w, &plan.Filtered, failed, zones)
 	var placed int64
 	switch req.Division {
@@ -337,7 +350,11 @@ func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetClust
 		}
 	}
 	if placed == 0 || !zones.reached(receiving) {
-		insufficient(plan, kept)
+		reason := ReasonInsufficientCandidates
+		if placed > 0 || len(zones.excludedNames()) > 0 {
+			reason = ReasonZoneSpread
+		}
+		noPlacement(plan, kept, reason)
 		plan.Unplaced = int32(missing)
 		return
 	}

@@ -17,6 +17,8 @@ type zoneSpread struct {
 	covered map[string]bool
 	// zonesOf finds a cluster's zones by name.
 	zonesOf map[string][]string
+	// excluded are the candidates restrict kept out.
+	excluded []string
 }
 
 func newZoneSpread(req *Request, kept []eviction.TargetCluster) *zoneSpread {
@@ -52,15 +54,22 @@ func (z *zoneSpread) restrict(candidates []*Cluster) []*Cluster {
 	}
 	out := make([]*Cluster, 0, len(candidates))
 	for _, c := range candidates {
-		if len(c.Zones) == 0 {
-			continue
-		}
-		if z.bounds.MaxGroups > 0 && slices.ContainsFunc(c.Zones, func(zone string) bool { return !allowed[zone] }) {
+		if len(c.Zones) == 0 || (z.bounds.MaxGroups > 0 && slices.ContainsFunc(c.Zones, func(zone string) bool { return !allowed[zone] })) {
+			z.excluded = append(z.excluded, c.Name)
 			continue
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// excludedNames returns the clusters restrict kept out, sorted.
+func (z *zoneSpread) excludedNames() []string {
+	if z == nil {
+		return nil
+	}
+	slices.Sort(z.excluded)
+	return slices.Compact(z.excluded)
 }
 
 // fullestNew returns up to n zones the kept targets do not cover, those

@@ -65,7 +65,10 @@ func TestZoneSpreadDuplicated(t *testing.T) {
 		{name: "unbounded", spread: &SpreadConstraint{}, want: []string{"a", "d"}},
 		// Two zones are needed and the affinity leaves only z1: the
 		// eviction stands and nothing is added.
-		{name: "minimum out of reach", spread: &SpreadConstraint{MinGroups: 2}, only: []string{"a", "b", "c"}, want: []string{"a"}, reason: ReasonInsufficientCandidates},
+		{name: "minimum out of reach", spread: &SpreadConstraint{MinGroups: 2}, only: []string{"a", "b", "c"}, want: []string{"a"}, reason: ReasonZoneSpread},
+		// Without feasible candidates at all, the cluster count is the
+		// reason, not the zones.
+		{name: "no candidate", spread: &SpreadConstraint{MinGroups: 2}, only: []string{"a", "c"}, want: []string{"a"}, reason: ReasonInsufficientCandidates},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := zonedRequest(tc.spread)
@@ -94,8 +97,8 @@ func TestZoneSpreadSkipsClustersWithoutZones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(plan.Targets); !cmp.Equal(got, []string{"a"}) || plan.Reason != ReasonInsufficientCandidates {
-		t.Errorf("targets %v, reason %q; want [a] and %s: f has no zone", got, plan.Reason, ReasonInsufficientCandidates)
+	if got := names(plan.Targets); !cmp.Equal(got, []string{"a"}) || plan.Reason != ReasonZoneSpread || !cmp.Equal(plan.ZoneExcluded, []string{"f"}) {
+		t.Errorf("targets %v, reason %q, zone-excluded %v; want [a], %s and [f]: f has no zone", got, plan.Reason, plan.ZoneExcluded, ReasonZoneSpread)
 	}
 }
 
@@ -110,8 +113,8 @@ func TestZoneSpreadMultiZoneCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(plan.Targets); !cmp.Equal(got, []string{"a", "d"}) {
-		t.Errorf("targets %v, want [a d]", got)
+	if got := names(plan.Targets); !cmp.Equal(got, []string{"a", "d"}) || !cmp.Equal(plan.ZoneExcluded, []string{"g"}) {
+		t.Errorf("targets %v, zone-excluded %v; want [a d] and [g]", got, plan.ZoneExcluded)
 	}
 	// With z4 the only new zone on offer, g is chosen.
 	req.Filters = append(DefaultFilters(), ClusterNames("a", "c", "g"))
@@ -155,8 +158,8 @@ func TestZoneSpreadDivided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := names(plan.Targets); !cmp.Equal(got, []string{"a", "c"}) || plan.Reason != ReasonInsufficientCandidates || plan.Unplaced != 2 {
-		t.Errorf("targets %v, reason %q, unplaced %d; want [a c], %s, 2", got, plan.Reason, plan.Unplaced, ReasonInsufficientCandidates)
+	if got := names(plan.Targets); !cmp.Equal(got, []string{"a", "c"}) || plan.Reason != ReasonZoneSpread || plan.Unplaced != 2 {
+		t.Errorf("targets %v, reason %q, unplaced %d; want [a c], %s, 2", got, plan.Reason, plan.Unplaced, ReasonZoneSpread)
 	}
 }
 

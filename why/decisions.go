@@ -198,6 +198,16 @@ func Placement(lost []string, plan scheduling.Plan, err error) Explanation {
 		e.Reason, e.Message = ReasonPlacementDue, fmt.Sprintf("the workload on %s is placed elsewhere now", where)
 		return e
 	}
+	if plan.Reason == scheduling.ReasonZoneSpread {
+		e.Reason, e.Holds, e.Warning = ReasonZoneSpreadBlocks, true, true
+		if len(plan.ZoneExcluded) > 0 {
+			e.Message = fmt.Sprintf("the zone spread leaves no place for the workload on %s: %s could take it but lie outside the zones it may use, or have no zone",
+				where, strings.Join(plan.ZoneExcluded, ", "))
+		} else {
+			e.Message = fmt.Sprintf("the zone spread leaves no place for the workload on %s: the clusters that could take it span fewer zones than it needs", where)
+		}
+		return e
+	}
 	candidates := rejectedCandidates(plan.Filtered, lost)
 	// A feasible cluster that already runs the workload is no place to move
 	// to: had it room for more, the plan would have moved replicas there.

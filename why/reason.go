@@ -74,6 +74,7 @@ const (
 	ReasonPlacementDue      Reason = "PlacementDue"
 	ReasonNoFeasibleCluster Reason = "NoFeasibleCluster"
 	ReasonNoClusterLeft     Reason = "NoClusterToMoveTo"
+	ReasonZoneSpreadBlocks  Reason = "NoPlaceWithinZoneSpread"
 )
 
 // Reasons of the dispatch step.
@@ -123,7 +124,7 @@ func Reasons() []Reason {
 		ReasonEvictionInProgress, ReasonEvictionTaskAdded, ReasonEvictionAlreadyQueued, ReasonEvictionNotPlaced,
 		ReasonTaintsUnchanged, ReasonTaintsChanged,
 		ReasonClusterFiltered,
-		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft,
+		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks,
 		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped,
 		ReasonStateCarried, ReasonNoStateToCarry, ReasonStateWhileOldCopyRuns, ReasonStateSeveralTargets,
 		ReasonGracefulEvictionDone, ReasonWaitingForReplacement, ReasonOldCopyKeptUntilRemoved,

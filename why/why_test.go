@@ -1,6 +1,7 @@
 package why_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -224,5 +225,28 @@ func TestWorkloadInvalidPolicy(t *testing.T) {
 		DecisionConditions: failover.DecisionConditions{TolerationSeconds: ptr(int32(-1))}}}
 	if h := held(t, why.Workload(in)); h.Reason != why.ReasonInvalidFailoverPolicy {
 		t.Fatalf("held by %s, want InvalidFailoverPolicy", h.Reason)
+	}
+}
+
+// A zone spread that keeps the only spare out is named as the cause, with
+// the cluster it kept out.
+func TestWorkloadZoneSpreadLeavesNoPlace(t *testing.T) {
+	in := outage(10 * time.Minute)
+	// a and b run in z1, the spare c in z2; the workload may use one zone.
+	in.Placement.Clusters[0].Zones = []string{"z1"}
+	in.Placement.Clusters[1].Zones = []string{"z1"}
+	in.Placement.Clusters[2].Zones = []string{"z2"}
+	in.Placement.ZoneSpread = &scheduling.SpreadConstraint{MaxGroups: 1}
+	h := held(t, why.Workload(in))
+	if h.Step != why.StepPlacement || h.Reason != why.ReasonZoneSpreadBlocks || !h.Warning {
+		t.Fatalf("held by %s at %s (warning %t), want a NoPlaceWithinZoneSpread warning at Placement", h.Reason, h.Step, h.Warning)
+	}
+	if !strings.Contains(h.Message, "c could take it") {
+		t.Errorf("message %q does not name c", h.Message)
+	}
+	// With room for a second zone, c takes the workload.
+	in.Placement.ZoneSpread.MaxGroups = 2
+	if c := why.Workload(in); hasReason(c, why.ReasonZoneSpreadBlocks) || !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("with two zones allowed c should take the workload:\n%s", render(c))
 	}
 }

@@ -292,7 +292,7 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement left the placement as it was: "+plan.Reason)
 		return
 	}
-	if plan.Reason == scheduling.ReasonInsufficientCandidates && w.zoneSpread != (groupBounds{}) {
+	if plan.Reason == scheduling.ReasonZoneSpread {
 		e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("re-placement failed: too few candidates within the zone spread of %d to %d zone(s)", w.zoneSpread.min, w.zoneSpread.max))
 	}
 	next := make([]eviction.TargetCluster, 0, len(plan.Targets))
