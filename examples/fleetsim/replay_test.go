@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,6 +88,46 @@ func TestReplayFixtures(t *testing.T) {
 	}
 }
 
+// replayFaults lists the primitive faults for the replay. A flapping
+// cluster is down for a period, up for the next, and so on, from the flap
+// until the cluster's next recovery (or the end of the run): each change
+// becomes an outage or a recovery of its own, so the replay needs no clock
+// of its own for the flap.
+func replayFaults(faults []timedFault, duration time.Duration) []replay.Fault {
+	var out []replay.Fault
+	for i, f := range faults {
+		if f.kind != FaultFlap {
+			out = append(out, replay.Fault{At: metav1.Duration{Duration: f.at}, Type: f.kind, Cluster: f.spec.Cluster, Zone: f.spec.Zone, Workload: f.spec.Workload})
+			continue
+		}
+		end := duration
+		for _, later := range faults[i+1:] {
+			if later.kind == FaultRecover && (later.spec.Cluster == f.spec.Cluster || (later.spec.Cluster == "" && later.spec.Zone == "")) {
+				end = later.at
+				break
+			}
+		}
+		period := f.spec.Period.D()
+		for k, at := 0, f.at; at < end && period > 0; k, at = k+1, at+period {
+			kind := FaultOutage
+			if k%2 == 1 {
+				kind = FaultRecover
+			}
+			out = append(out, replay.Fault{At: metav1.Duration{Duration: at}, Type: kind, Cluster: f.spec.Cluster})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b replay.Fault) int {
+		switch {
+		case a.At.Duration < b.At.Duration:
+			return -1
+		case a.At.Duration > b.At.Duration:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
 // replayFixture runs sc and records it for the replay.
 func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 	e, err := NewEngine(sc, Options{})
@@ -138,9 +179,7 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		}
 		fx.Workloads = append(fx.Workloads, rw)
 	}
-	for _, f := range e.faults {
-		fx.Faults = append(fx.Faults, replay.Fault{At: metav1.Duration{Duration: f.at}, Type: f.kind, Cluster: f.spec.Cluster, Zone: f.spec.Zone, Workload: f.spec.Workload})
-	}
+	fx.Faults = replayFaults(e.faults, sc.Duration.D())
 	e.Run()
 	if v := e.Violations(); len(v) > 0 {
 		return nil, v[0]
@@ -192,5 +231,28 @@ func TestReplayFixtureFollowsTheTimeline(t *testing.T) {
 	}
 	if n := len(fx.Faults); n != 5 {
 		t.Errorf("%d primitive faults, want 5 (outage, restart, unhealthy and the two recoveries)", n)
+	}
+}
+
+// A flap becomes an outage and a recovery per period, until the cluster's
+// recovery or the end of the run; other faults pass as they are.
+func TestReplayFaultsExpandAFlap(t *testing.T) {
+	m := time.Minute
+	faults := []timedFault{
+		{at: 1 * m, kind: FaultFlap, spec: FaultSpec{Type: FaultFlap, Cluster: "a", Period: Duration(2 * m)}},
+		{at: 2 * m, kind: FaultOutage, spec: FaultSpec{Type: FaultOutage, Cluster: "b"}},
+		{at: 6 * m, kind: FaultRecover, spec: FaultSpec{Type: FaultRecover, Cluster: "a"}},
+		{at: 7 * m, kind: FaultFlap, spec: FaultSpec{Type: FaultFlap, Cluster: "c", Period: Duration(3 * m)}},
+	}
+	var got []string
+	for _, f := range replayFaults(faults, 12*m) {
+		got = append(got, fmt.Sprintf("%s %s %s", f.At.Duration, f.Type, f.Cluster))
+	}
+	want := []string{
+		"1m0s outage a", "2m0s outage b", "3m0s recover a", "5m0s outage a", "6m0s recover a",
+		"7m0s outage c", "10m0s recover c",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("faults (-want +got):\n%s", diff)
 	}
 }
