@@ -1,6 +1,7 @@
 package health
 
 import (
+	"os"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -14,24 +15,11 @@ import (
 func benchDeployment(b *testing.B) *unstructured.Unstructured {
 	b.Helper()
 	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON([]byte(`{
-	  "apiVersion": "apps/v1", "kind": "Deployment",
-	  "metadata": {"name": "web", "namespace": "shop", "generation": 4,
-	    "labels": {"app": "web", "tier": "frontend"},
-	    "annotations": {"deployment.kubernetes.io/revision": "3"}},
-	  "spec": {"replicas": 3,
-	    "selector": {"matchLabels": {"app": "web"}},
-	    "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
-	    "template": {"metadata": {"labels": {"app": "web"}},
-	      "spec": {"containers": [{"name": "web", "image": "nginx:1.27",
-	        "ports": [{"containerPort": 80, "protocol": "TCP"}],
-	        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}},
-	  "status": {"observedGeneration": 4, "replicas": 3, "updatedReplicas": 3,
-	    "readyReplicas": 3, "availableReplicas": 3,
-	    "conditions": [
-	      {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
-	      {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}]}
-	}`)); err != nil {
+	raw, err := os.ReadFile("testdata/deployment-healthy.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := obj.UnmarshalJSON(raw); err != nil {
 		b.Fatal(err)
 	}
 	return obj

@@ -119,29 +119,16 @@ func BenchmarkSideBySideStateExtraction(b *testing.B) {
 	})
 }
 
-// BenchmarkSideBySideDeploymentHealth: a healthy Deployment as the
-// apimachinery JSON decoder produces it, through Karmada's default
+// BenchmarkSideBySideDeploymentHealth: the healthy Deployment of the health
+// package's benchmarks, as the apimachinery JSON decoder produces it, through Karmada's default
 // interpreter and through a fleetover registry (kind dispatch included).
 func BenchmarkSideBySideDeploymentHealth(b *testing.B) {
+	raw, err := os.ReadFile("../../failover/health/testdata/deployment-healthy.json")
+	if err != nil {
+		b.Fatal(err)
+	}
 	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON([]byte(`{
-	  "apiVersion": "apps/v1", "kind": "Deployment",
-	  "metadata": {"name": "web", "namespace": "shop", "generation": 4,
-	    "labels": {"app": "web", "tier": "frontend"},
-	    "annotations": {"deployment.kubernetes.io/revision": "3"}},
-	  "spec": {"replicas": 3,
-	    "selector": {"matchLabels": {"app": "web"}},
-	    "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": "25%"}},
-	    "template": {"metadata": {"labels": {"app": "web"}},
-	      "spec": {"containers": [{"name": "web", "image": "nginx:1.27",
-	        "ports": [{"containerPort": 80, "protocol": "TCP"}],
-	        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}},
-	  "status": {"observedGeneration": 4, "replicas": 3, "updatedReplicas": 3,
-	    "readyReplicas": 3, "availableReplicas": 3,
-	    "conditions": [
-	      {"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable"},
-	      {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}]}
-	}`)); err != nil {
+	if err := obj.UnmarshalJSON(raw); err != nil {
 		b.Fatal(err)
 	}
 	karmada := native.NewDefaultInterpreter()
