@@ -97,7 +97,11 @@ func replayFaults(faults []timedFault, duration time.Duration) []replay.Fault {
 	var out []replay.Fault
 	for i, f := range faults {
 		if f.kind != FaultFlap {
-			out = append(out, replay.Fault{At: metav1.Duration{Duration: f.at}, Type: f.kind, Cluster: f.spec.Cluster, Zone: f.spec.Zone, Workload: f.spec.Workload})
+			rf := replay.Fault{At: metav1.Duration{Duration: f.at}, Type: f.kind, Cluster: f.spec.Cluster, Zone: f.spec.Zone, Workload: f.spec.Workload}
+			if f.kind == FaultPartitionOnPurge {
+				rf.For = &metav1.Duration{Duration: f.spec.For.D()}
+			}
+			out = append(out, rf)
 			continue
 		}
 		end := duration

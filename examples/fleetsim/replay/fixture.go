@@ -112,8 +112,14 @@ type SpreadConstraint struct {
 
 // Fault types the fixture carries; they are the simulator's.
 const (
-	FaultOutage            = "outage"
-	FaultNotReady          = "notReady"
+	FaultOutage   = "outage"
+	FaultNotReady = "notReady"
+	// FaultPartition: the cluster runs on, unreachable from the control
+	// plane.
+	FaultPartition = "partition"
+	// FaultPartitionOnPurge: the cluster is cut off from the control plane,
+	// for Fault.For, the moment a copy on it starts being deleted.
+	FaultPartitionOnPurge  = "partitionOnPurge"
 	FaultRecover           = "recover"
 	FaultWorkloadUnhealthy = "workloadUnhealthy"
 	FaultWorkloadHealthy   = "workloadHealthy"
@@ -127,6 +133,9 @@ type Fault struct {
 	Cluster  string          `json:"cluster,omitempty"`
 	Zone     string          `json:"zone,omitempty"`
 	Workload string          `json:"workload,omitempty"`
+	// For is how long a partitionOnPurge partition lasts; only that fault
+	// has it.
+	For *metav1.Duration `json:"for,omitempty"`
 }
 
 // Eviction is a workload leaving a cluster.

@@ -105,7 +105,7 @@ func Validate(f *Fixture) field.ErrorList {
 			errs = append(errs, field.NotFound(p, name))
 		}
 	}
-	types := []string{FaultOutage, FaultNotReady, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart}
+	types := []string{FaultOutage, FaultNotReady, FaultPartition, FaultPartitionOnPurge, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart}
 	for i, ft := range f.Faults {
 		p := field.NewPath("faults").Index(i)
 		if !slices.Contains(types, ft.Type) {
@@ -119,6 +119,15 @@ func Validate(f *Fixture) field.ErrorList {
 		}
 		if ft.Workload != "" {
 			knownWorkload(p.Child("workload"), ft.Workload)
+		}
+		switch {
+		case ft.Type != FaultPartitionOnPurge && ft.For != nil:
+			errs = append(errs, field.Forbidden(p.Child("for"), "only a partitionOnPurge fault has a length; the others end with a recover fault"))
+		case ft.Type == FaultPartitionOnPurge && (ft.For == nil || ft.For.Duration <= 0):
+			errs = append(errs, field.Required(p.Child("for"), "a partition on purge needs a positive length"))
+		}
+		if (ft.Type == FaultPartition || ft.Type == FaultPartitionOnPurge) && ft.Cluster == "" {
+			errs = append(errs, field.Required(p.Child("cluster"), "a partition cuts off one cluster"))
 		}
 	}
 	for i, ev := range f.Evictions {

@@ -87,9 +87,14 @@ type replayRun struct {
 	stateLabels map[string][]string
 
 	mu      sync.Mutex         // guards down: the Work watch reads it
-	down    map[string]bool    // simulator cluster name: in an outage
+	down    map[string]bool    // simulator cluster name: in an outage or a partition
 	failing map[[2]string]bool // workload, cluster ("" for every cluster)
 	copies  map[string]*memberCopy
+	// armed are the clusters a partitionOnPurge fault armed, with the
+	// partition's length; partEnds are the partitions it started, with
+	// their ends.
+	armed    map[string]time.Duration
+	partEnds map[string]time.Time
 
 	evictions  *evictionRecorder
 	injections []replay.Injection
@@ -136,6 +141,8 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 		down:        map[string]bool{},
 		failing:     map[[2]string]bool{},
 		copies:      map[string]*memberCopy{},
+		armed:       map[string]time.Duration{},
+		partEnds:    map[string]time.Time{},
 	}
 	pull := map[string]bool{}
 	for _, c := range fx.Clusters {
@@ -143,7 +150,7 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 	}
 	for _, ft := range fx.Faults {
 		switch ft.Type {
-		case replay.FaultOutage, replay.FaultNotReady, replay.FaultRecover:
+		case replay.FaultOutage, replay.FaultNotReady, replay.FaultPartition, replay.FaultPartitionOnPurge, replay.FaultRecover:
 			if ft.Cluster == "" {
 				t.Fatalf("fault %s at %s names no cluster: the replay plays single-cluster faults only", ft.Type, ft.At.Duration)
 			}
@@ -225,6 +232,7 @@ func (r *replayRun) run() {
 			r.apply(faults[0])
 			faults = faults[1:]
 		}
+		r.endPartitions()
 		for _, c := range r.fx.Clusters {
 			if c.SyncMode == "Pull" && !r.isDown(c.Name) {
 				r.renewLeaseNow(r.real(c.Name))
@@ -366,14 +374,17 @@ func (r *replayRun) apply(ft replay.Fault) {
 	r.t.Helper()
 	r.t.Logf("+%s fault %s %s %s", ft.At.Duration, ft.Type, ft.Cluster, ft.Workload)
 	switch ft.Type {
-	case replay.FaultOutage, replay.FaultRecover:
-		down := ft.Type == replay.FaultOutage
-		r.mu.Lock()
-		r.down[ft.Cluster] = down
-		r.mu.Unlock()
-		// A push cluster's API server stops answering probes; a pull
-		// cluster's agent stops renewing its lease (run does).
-		r.probes.set(r.real(ft.Cluster), failover.ProbeResult{Reachable: !down, Healthy: !down})
+	case replay.FaultOutage, replay.FaultPartition, replay.FaultRecover:
+		// To the controllers a partition is an outage: nothing is heard
+		// from the cluster and no deletion there completes. Its copies run
+		// on, which the copy monitor assumes of any cluster that is down.
+		if ft.Type == replay.FaultRecover {
+			delete(r.armed, ft.Cluster)
+			delete(r.partEnds, ft.Cluster)
+		}
+		r.setDown(ft.Cluster, ft.Type != replay.FaultRecover)
+	case replay.FaultPartitionOnPurge:
+		r.armed[ft.Cluster] = ft.For.Duration
 	case replay.FaultNotReady:
 		// Reachable (its workloads run, its deletions complete), but its
 		// health endpoint fails.
@@ -384,6 +395,28 @@ func (r *replayRun) apply(ft replay.Fault) {
 		r.restart()
 	default:
 		r.t.Fatalf("fault type %q is not replayed", ft.Type)
+	}
+}
+
+// setDown cuts cluster off (down) or brings it back: a push cluster's API
+// server stops answering probes; a pull cluster's agent stops renewing its
+// lease (run does).
+func (r *replayRun) setDown(cluster string, down bool) {
+	r.mu.Lock()
+	r.down[cluster] = down
+	r.mu.Unlock()
+	r.probes.set(r.real(cluster), failover.ProbeResult{Reachable: !down, Healthy: !down})
+}
+
+// endPartitions ends the partitions on purge that are due.
+func (r *replayRun) endPartitions() {
+	now := r.clock.Now()
+	for cluster, end := range r.partEnds {
+		if !now.Before(end) {
+			delete(r.partEnds, cluster)
+			r.t.Logf("+%s partition of %s during purge ends", now.Sub(epoch), cluster)
+			r.setDown(cluster, false)
+		}
 	}
 }
 
@@ -429,6 +462,13 @@ func (r *replayRun) syncMembers(startedAt time.Time) {
 			work := &works[i]
 			cluster := r.simName(strings.TrimPrefix(work.Namespace, controllers.ExecutionNamespacePrefix))
 			key := work.Namespace + "/" + work.Name
+			if d, ok := r.armed[cluster]; ok && work.DeletionTimestamp != nil && !r.isDown(cluster) {
+				// The copy starts being deleted: the armed partition begins.
+				delete(r.armed, cluster)
+				r.partEnds[cluster] = now.Add(d)
+				r.t.Logf("+%s partition of %s during purge starts", now.Sub(epoch), cluster)
+				r.setDown(cluster, true)
+			}
 			switch {
 			case work.DeletionTimestamp != nil && !r.isDown(cluster):
 				r.holdWork(work, false)
