@@ -59,6 +59,8 @@ var (
 	// ErrInvalidClusterHealthConfig: NewClusterHealthTracker refused its
 	// configuration.
 	ErrInvalidClusterHealthConfig = errors.New("invalid cluster health configuration")
+	// ErrInvalidPostedStatus: ObserveStatus refused a condition.
+	ErrInvalidPostedStatus = errors.New("invalid posted cluster status")
 )
 
 // ClusterHealthConfig tunes a ClusterHealthTracker. Zero fields take the
@@ -188,6 +190,15 @@ type ClusterHealthTracker interface {
 	// now). It is a sign of life only: it keeps the cluster from going
 	// Unknown but does not change a published condition.
 	ObserveLease(cluster string, renewTime time.Time) error
+	// ObserveStatus records a Ready condition that a pull-mode cluster's
+	// agent decided and posted itself, as Karmada's agent does: the agent
+	// has debounced it already, so it is published as it is (status,
+	// reason, message and transition time, a future or zero time counting
+	// as now), any pending observation is dropped, and it is a sign of
+	// life. A condition of another type or with a status other than True,
+	// False or Unknown is refused with an error wrapping
+	// ErrInvalidPostedStatus, and nothing changes.
+	ObserveStatus(cluster string, posted metav1.Condition) error
 	// Ready returns the Ready condition as of now, applying the silence rule;
 	// false when nothing was published yet.
 	Ready(cluster string) (metav1.Condition, bool)
@@ -297,6 +308,37 @@ func (t *clusterHealthTracker) ObserveLease(cluster string, renewTime time.Time)
 	}
 	if heard := countdownStart(renewTime); s.LastHeard == nil || heard.After(s.LastHeard.Time) {
 		s.LastHeard = &heard
+	}
+	return nil
+}
+
+func (t *clusterHealthTracker) ObserveStatus(cluster string, posted metav1.Condition) error {
+	if posted.Type != ConditionTypeReady {
+		return fmt.Errorf("%w: type %q: want %s", ErrInvalidPostedStatus, posted.Type, ConditionTypeReady)
+	}
+	if !validConditionStatus(posted.Status) {
+		return fmt.Errorf("%w: status %q: want True, False or Unknown", ErrInvalidPostedStatus, posted.Status)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.clusters[cluster]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrClusterNotRegistered, cluster)
+	}
+	now := t.clock.Now()
+	heard := countdownStart(now)
+	s.LastHeard = &heard
+	at := posted.LastTransitionTime.Time
+	if at.IsZero() || at.After(now) {
+		at = now
+	}
+	s.Pending = nil
+	s.Ready = &metav1.Condition{
+		Type:               ConditionTypeReady,
+		Status:             posted.Status,
+		Reason:             posted.Reason,
+		Message:            posted.Message,
+		LastTransitionTime: metav1.NewTime(at.Truncate(time.Second)),
 	}
 	return nil
 }

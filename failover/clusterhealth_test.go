@@ -384,3 +384,74 @@ func TestClusterHealthTrackerSubSecondTimesSurviveJSON(t *testing.T) {
 		}
 	}
 }
+
+// A pull-mode cluster's agent posts the Ready condition it decided: the
+// tracker publishes it as it is, without its own debounce, keeps the
+// cluster alive with it, and still turns it Unknown when the agent falls
+// silent.
+func TestClusterHealthTrackerObserveStatus(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(healthT0)
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{MonitorGracePeriod: 40 * time.Second}))
+	tr.Register("m1", failover.ClusterSyncModePull)
+	mustProbe(t, tr, "m1", probeOK)
+
+	clk.SetTime(healthT0.Add(10 * time.Second))
+	notReady := metav1.Condition{Type: failover.ConditionTypeReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReady",
+		Message: "cluster is reachable but health endpoint responded without ok", LastTransitionTime: metav1.NewTime(healthT0.Add(8 * time.Second))}
+	if err := tr.ObserveStatus("m1", notReady); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := tr.Ready("m1")
+	if got.Status != metav1.ConditionFalse || got.Reason != notReady.Reason || got.Message != notReady.Message ||
+		!got.LastTransitionTime.Equal(&notReady.LastTransitionTime) {
+		t.Fatalf("published %+v, want the agent's condition %+v at once", got, notReady)
+	}
+	// A probe that lands on the other side afterwards waits for its
+	// threshold again: the agent's word stands until then.
+	mustProbe(t, tr, "m1", probeOK)
+	if got, _ := tr.Ready("m1"); got.Status != metav1.ConditionFalse {
+		t.Fatalf("a single probe overrode the posted status: %+v", got)
+	}
+	// The post was a sign of life: 40 s later, not before, silence makes
+	// the cluster Unknown.
+	clk.SetTime(healthT0.Add(49 * time.Second))
+	if got, _ := tr.Ready("m1"); got.Status != metav1.ConditionFalse {
+		t.Fatalf("Unknown before the grace period: %+v", got)
+	}
+	clk.SetTime(healthT0.Add(50 * time.Second))
+	if got, _ := tr.Ready("m1"); got.Status != metav1.ConditionUnknown || got.Reason != failover.ReasonClusterStatusUnknown {
+		t.Fatalf("after the grace period: %+v, want Unknown", got)
+	}
+	// The agent comes back with Ready True, stamped in the future by a
+	// clock that runs ahead: published now.
+	clk.SetTime(healthT0.Add(60 * time.Second))
+	ready := metav1.Condition{Type: failover.ConditionTypeReady, Status: metav1.ConditionTrue, Reason: "ClusterReady", Message: "ok",
+		LastTransitionTime: metav1.NewTime(healthT0.Add(time.Hour))}
+	if err := tr.ObserveStatus("m1", ready); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := tr.Ready("m1"); got.Status != metav1.ConditionTrue || !got.LastTransitionTime.Time.Equal(healthT0.Add(60*time.Second)) {
+		t.Fatalf("after the agent's return: %+v, want True since now", got)
+	}
+}
+
+func TestClusterHealthTrackerObserveStatusRefusesBadConditions(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(healthT0)
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
+	tr.Register("m1", failover.ClusterSyncModePull)
+	mustProbe(t, tr, "m1", probeOK)
+	for name, c := range map[string]metav1.Condition{
+		"type":   {Type: "Alive", Status: metav1.ConditionFalse},
+		"status": {Type: failover.ConditionTypeReady, Status: "Maybe"},
+	} {
+		if err := tr.ObserveStatus("m1", c); !errors.Is(err, failover.ErrInvalidPostedStatus) {
+			t.Errorf("%s: ObserveStatus = %v, want ErrInvalidPostedStatus", name, err)
+		}
+	}
+	if got, _ := tr.Ready("m1"); got.Status != metav1.ConditionTrue {
+		t.Fatalf("a refused status changed the condition: %+v", got)
+	}
+	if err := tr.ObserveStatus("ghost", metav1.Condition{Type: failover.ConditionTypeReady, Status: metav1.ConditionTrue}); !errors.Is(err, failover.ErrClusterNotRegistered) {
+		t.Fatalf("status of an unregistered cluster: %v", err)
+	}
+}

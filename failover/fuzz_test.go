@@ -2,8 +2,10 @@ package failover_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -252,6 +254,41 @@ func FuzzValidateClusterTaintConfig(f *testing.F) {
 		conds := []metav1.Condition{{Type: failover.ConditionTypeReady, Status: metav1.ConditionFalse, LastTransitionTime: metav1.NewTime(now.Add(-time.Hour))}}
 		if _, err := failover.ComputeClusterTaints(cfg, conds, nil, now); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzClusterHealthObserveStatus: any posted condition is refused with
+// ErrInvalidPostedStatus, leaving the published one as it was, or
+// published as it is, never later than now and always Ready.
+func FuzzClusterHealthObserveStatus(f *testing.F) {
+	f.Add([]byte(`{"type":"Ready","status":"False","reason":"ClusterNotReady","message":"health endpoint failed","lastTransitionTime":"2026-03-01T11:59:00Z"}`))
+	f.Add([]byte(`{"type":"Ready","status":"True","lastTransitionTime":"9999-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"type":"Alive","status":"Unknown"}`))
+	f.Add([]byte(`{"type":"Ready","status":"Maybe"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var posted metav1.Condition
+		if err := json.Unmarshal(data, &posted); err != nil {
+			return
+		}
+		clk := clocktesting.NewFakePassiveClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+		tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
+		tr.Register("m1", failover.ClusterSyncModePull)
+		before := mustOK(tr.ObserveProbe("m1", failover.ProbeResult{Reachable: true, Healthy: true}))
+		err := tr.ObserveStatus("m1", posted)
+		got, ok := tr.Ready("m1")
+		if err != nil {
+			if !errors.Is(err, failover.ErrInvalidPostedStatus) {
+				t.Fatalf("error %v does not wrap ErrInvalidPostedStatus", err)
+			}
+			if !ok || !reflect.DeepEqual(got, before) {
+				t.Fatalf("a refused status changed the condition: %+v, was %+v", got, before)
+			}
+			return
+		}
+		if !ok || got.Type != failover.ConditionTypeReady || got.Status != posted.Status || got.Reason != posted.Reason ||
+			got.Message != posted.Message || got.LastTransitionTime.After(clk.Now()) {
+			t.Fatalf("published %+v for %+v", got, posted)
 		}
 	})
 }
