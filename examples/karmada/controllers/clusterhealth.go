@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -44,7 +45,8 @@ func (f ProberFunc) Probe(ctx context.Context, cluster *clusterv1alpha1.Cluster)
 // ClusterHealthController keeps each cluster's Ready condition and health
 // taints. Push-mode clusters are probed; a pull-mode cluster's agent reports
 // by renewing its Lease (coordination.k8s.io, in LeaseNamespace, named after
-// the cluster). The Ready condition comes from failover's
+// the cluster) and, as Karmada's agent does, by posting the Ready condition
+// it decided, which this controller leaves as posted (see observePull). The Ready condition comes from failover's
 // ClusterHealthTracker (debounce, silence -> Unknown) and the taints from
 // failover.ComputeClusterTaints (a diff that keeps TimeAdded).
 type ClusterHealthController struct {
@@ -61,6 +63,10 @@ type ClusterHealthController struct {
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
+
+	// posted is each pull-mode cluster's Ready condition as last seen.
+	postedMu sync.Mutex
+	posted   map[string]metav1.Condition
 }
 
 // SetupWithManager registers the controller.
@@ -154,23 +160,8 @@ func (c *ClusterHealthController) track(cluster *clusterv1alpha1.Cluster) error 
 func (c *ClusterHealthController) observe(ctx context.Context, cluster *clusterv1alpha1.Cluster, now time.Time) (*metav1.Condition, error) {
 	switch cluster.Spec.SyncMode {
 	case clusterv1alpha1.Pull:
-		lease := &coordinationv1.Lease{}
-		err := c.Client.Get(ctx, types.NamespacedName{Namespace: ClusterLeaseNamespace, Name: cluster.Name}, lease)
-		if client.IgnoreNotFound(err) != nil {
+		if err := c.observePull(ctx, cluster); err != nil {
 			return nil, err
-		}
-		if err == nil && lease.Spec.RenewTime != nil {
-			st, _ := c.Tracker.Export(cluster.Name)
-			renewed := lease.Spec.RenewTime.Time
-			if st.LastHeard == nil || renewed.After(st.LastHeard.Time) {
-				// A renewal is the agent's report: it runs and reaches us.
-				if err := c.Tracker.ObserveLease(cluster.Name, renewed); err != nil {
-					return nil, err
-				}
-				if _, err := c.Tracker.ObserveProbe(cluster.Name, failover.ProbeResult{Reachable: true, Healthy: true, Message: "agent renewed its lease"}); err != nil {
-					return nil, err
-				}
-			}
 		}
 	default:
 		result := failover.ProbeResult{Message: "no prober configured"}
@@ -188,6 +179,72 @@ func (c *ClusterHealthController) observe(ctx context.Context, cluster *clusterv
 	return &cond, nil
 }
 
+// observePull feeds what a pull-mode cluster's agent said. The agent
+// renews the cluster's Lease, and Karmada's agent also decides the Ready
+// condition itself (it probes its own API server and debounces) and posts
+// it: a True or False condition that changed since the last look is the
+// agent's post, and stands as posted, so this controller never contradicts
+// it; it only turns the cluster Unknown when the agent falls silent. An
+// agent that posts no condition reports by its renewals alone: each one
+// counts as a healthy report.
+func (c *ClusterHealthController) observePull(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
+	st, _ := c.Tracker.Export(cluster.Name)
+	lease := &coordinationv1.Lease{}
+	err := c.Client.Get(ctx, types.NamespacedName{Namespace: ClusterLeaseNamespace, Name: cluster.Name}, lease)
+	if client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	renewed := err == nil && lease.Spec.RenewTime != nil && (st.LastHeard == nil || lease.Spec.RenewTime.After(st.LastHeard.Time))
+	if renewed {
+		// A renewal says the agent runs and reaches us.
+		if err := c.Tracker.ObserveLease(cluster.Name, lease.Spec.RenewTime.Time); err != nil {
+			return err
+		}
+	}
+	posted := meta.FindStatusCondition(cluster.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	changed := c.postedChanged(cluster.Name, posted)
+	switch {
+	case posted != nil && posted.Status != metav1.ConditionUnknown:
+		// Unknown is only ever this controller's word; True and False are
+		// the agent's (or this controller's own, which the tracker holds
+		// already).
+		if changed && !sameReady(posted, st.Ready) {
+			return c.Tracker.ObserveStatus(cluster.Name, *posted)
+		}
+	case renewed:
+		_, err := c.Tracker.ObserveProbe(cluster.Name, failover.ProbeResult{Reachable: true, Healthy: true, Message: "agent renewed its lease"})
+		return err
+	}
+	return nil
+}
+
+// postedChanged reports whether a pull-mode cluster's posted Ready
+// condition differs from the one seen at the last look, and remembers it.
+// Only a change is news from the agent, as in Karmada's cluster
+// controller: a condition left as it was is no sign of life.
+func (c *ClusterHealthController) postedChanged(cluster string, posted *metav1.Condition) bool {
+	c.postedMu.Lock()
+	defer c.postedMu.Unlock()
+	if c.posted == nil {
+		c.posted = map[string]metav1.Condition{}
+	}
+	last, seen := c.posted[cluster]
+	if posted == nil {
+		delete(c.posted, cluster)
+		return seen
+	}
+	c.posted[cluster] = *posted
+	return !seen || !sameReady(&last, posted)
+}
+
+// sameReady reports whether two Ready conditions say the same thing.
+func sameReady(a, b *metav1.Condition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message && a.LastTransitionTime.Equal(&b.LastTransitionTime)
+}
+
 // writeReady puts the tracker's Ready condition on the cluster's status
 // when it differs.
 func (c *ClusterHealthController) writeReady(ctx context.Context, name string, ready *metav1.Condition) error {
@@ -199,8 +256,7 @@ func (c *ClusterHealthController) writeReady(ctx context.Context, name string, r
 	err := patchStatus(ctx, c.Client, cl, func(client.Object) bool {
 		flipped = nil
 		prev := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-		if prev != nil && prev.Status == ready.Status && prev.Reason == ready.Reason && prev.Message == ready.Message &&
-			prev.LastTransitionTime.Equal(&ready.LastTransitionTime) {
+		if sameReady(prev, ready) {
 			return false
 		}
 		if prev == nil || prev.Status != ready.Status {

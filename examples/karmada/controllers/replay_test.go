@@ -16,6 +16,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -95,6 +96,10 @@ type replayRun struct {
 	// their ends.
 	armed    map[string]time.Duration
 	partEnds map[string]time.Time
+	// agents are the pull-mode clusters' agents: each decides its
+	// cluster's Ready condition from its own probes, debounced with the
+	// scenario's thresholds, and posts it, as Karmada's agent does.
+	agents failover.ClusterHealthTracker
 
 	evictions  *evictionRecorder
 	injections []replay.Injection
@@ -144,21 +149,20 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 		armed:       map[string]time.Duration{},
 		partEnds:    map[string]time.Time{},
 	}
-	pull := map[string]bool{}
-	for _, c := range fx.Clusters {
-		pull[c.Name] = c.SyncMode == "Pull"
+	agents, err := failover.NewClusterHealthTracker(f.clock, failover.ClusterHealthConfig{
+		FailureThreshold: s.FailureThreshold.Duration,
+		SuccessThreshold: s.SuccessThreshold.Duration,
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	r.agents = agents
 	for _, ft := range fx.Faults {
 		switch ft.Type {
 		case replay.FaultOutage, replay.FaultNotReady, replay.FaultPartition, replay.FaultPartitionOnPurge, replay.FaultRecover:
 			if ft.Cluster == "" {
 				t.Fatalf("fault %s at %s names no cluster: the replay plays single-cluster faults only", ft.Type, ft.At.Duration)
 			}
-		}
-		if ft.Type == replay.FaultNotReady && pull[ft.Cluster] {
-			// The example reads a pull-mode cluster's health from its
-			// Lease alone: it has no way to hear "reachable, not ready".
-			t.Fatalf("fault notReady at %s on pull-mode cluster %s: the example cannot model it", ft.At.Duration, ft.Cluster)
 		}
 	}
 	for _, w := range fx.Workloads {
@@ -236,6 +240,7 @@ func (r *replayRun) run() {
 		for _, c := range r.fx.Clusters {
 			if c.SyncMode == "Pull" && !r.isDown(c.Name) {
 				r.renewLeaseNow(r.real(c.Name))
+				r.postAgentStatus(r.real(c.Name))
 			}
 		}
 		r.syncMembers(time.Time{})
@@ -859,6 +864,47 @@ func (r *replayRun) renewLeaseNow(cluster string) {
 	patch := fmt.Sprintf(`{"spec":{"renewTime":%q}}`, metav1.NewMicroTime(r.clock.Now()).Format(metav1.RFC3339Micro))
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: controllers.ClusterLeaseNamespace, Name: cluster}}
 	if err := r.c.Patch(r.ctx, lease, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// postAgentStatus is a pull-mode cluster's agent at work: it probes its
+// own API server (the scenario's probe answer for the cluster), debounces
+// the answer against the Ready condition the cluster carries now (which the
+// control plane may have turned Unknown meanwhile), and posts the result
+// when it differs.
+func (r *replayRun) postAgentStatus(cluster string) {
+	r.t.Helper()
+	cl := &clusterv1alpha1.Cluster{}
+	if err := r.c.Get(r.ctx, client.ObjectKey{Name: cluster}, cl); err != nil {
+		r.t.Fatal(err)
+	}
+	posted := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+	if st, ok := r.agents.Export(cluster); !ok || (posted != nil && (st.Ready == nil || st.Ready.Status != posted.Status)) {
+		st := failover.ClusterHealthState{SyncMode: failover.ClusterSyncModePush}
+		if posted != nil {
+			st.Ready = posted.DeepCopy()
+		}
+		if err := r.agents.Import(cluster, st); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	decided, err := r.agents.ObserveProbe(cluster, r.probes.Probe(r.ctx, cl))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if posted != nil && posted.Status == decided.Status && posted.Reason == decided.Reason {
+		return
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := &clusterv1alpha1.Cluster{}
+		if err := r.c.Get(r.ctx, client.ObjectKey{Name: cluster}, cur); err != nil {
+			return err
+		}
+		meta.SetStatusCondition(&cur.Status.Conditions, decided)
+		return r.c.Status().Update(r.ctx, cur)
+	})
+	if err != nil {
 		r.t.Fatal(err)
 	}
 }
