@@ -259,12 +259,21 @@ func (t *clusterHealthTracker) Forget(cluster string) {
 	delete(t.clusters, cluster)
 }
 
+// registered returns a registered cluster's state; the caller holds t.mu.
+func (t *clusterHealthTracker) registered(cluster string) (*ClusterHealthState, error) {
+	s, ok := t.clusters[cluster]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrClusterNotRegistered, cluster)
+	}
+	return s, nil
+}
+
 func (t *clusterHealthTracker) ObserveProbe(cluster string, result ProbeResult) (metav1.Condition, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s, ok := t.clusters[cluster]
-	if !ok {
-		return metav1.Condition{}, fmt.Errorf("%w: %q", ErrClusterNotRegistered, cluster)
+	s, err := t.registered(cluster)
+	if err != nil {
+		return metav1.Condition{}, err
 	}
 	now := t.clock.Now()
 	t.applySilence(s, now)
@@ -296,9 +305,9 @@ func (t *clusterHealthTracker) ObserveProbe(cluster string, result ProbeResult) 
 func (t *clusterHealthTracker) ObserveLease(cluster string, renewTime time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s, ok := t.clusters[cluster]
-	if !ok {
-		return fmt.Errorf("%w: %q", ErrClusterNotRegistered, cluster)
+	s, err := t.registered(cluster)
+	if err != nil {
+		return err
 	}
 	now := t.clock.Now()
 	// Silence up to this renewal may already have made the cluster Unknown.
@@ -321,9 +330,9 @@ func (t *clusterHealthTracker) ObserveStatus(cluster string, posted metav1.Condi
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s, ok := t.clusters[cluster]
-	if !ok {
-		return fmt.Errorf("%w: %q", ErrClusterNotRegistered, cluster)
+	s, err := t.registered(cluster)
+	if err != nil {
+		return err
 	}
 	now := t.clock.Now()
 	heard := countdownStart(now)
