@@ -95,6 +95,7 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 		if apierrors.IsNotFound(err) {
 			c.Tracker.Forget(req.Name)
 			c.Schedule.Forget(req.NamespacedName)
+			c.postedChanged(req.Name, nil) // forgets the condition it last saw
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
