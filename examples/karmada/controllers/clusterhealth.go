@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -74,11 +75,32 @@ func (c *ClusterHealthController) SetupWithManager(mgr manager.Manager, name str
 	return ctrl.ControllerManagedBy(mgr).
 		Named(name).
 		// Status and annotation writes (ours) do not bump the generation:
-		// reacting to them would probe in a loop.
-		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// reacting to them would probe in a loop. A pull-mode cluster's
+		// Ready condition is the exception: its agent posts it.
+		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, pulledReadyChanged()))).
 		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
 		WithOptions(controllerOptions(c.Clock)).
 		Complete(c)
+}
+
+// pulledReadyChanged passes the updates that change a pull-mode cluster's
+// Ready condition: the agent's posts. A write of this controller's own
+// passes too, and the reconcile it causes finds nothing to do.
+func pulledReadyChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			before, okOld := e.ObjectOld.(*clusterv1alpha1.Cluster)
+			after, okNew := e.ObjectNew.(*clusterv1alpha1.Cluster)
+			if !okOld || !okNew || after.Spec.SyncMode != clusterv1alpha1.Pull {
+				return false
+			}
+			return !sameReady(meta.FindStatusCondition(before.Status.Conditions, clusterv1alpha1.ClusterConditionReady),
+				meta.FindStatusCondition(after.Status.Conditions, clusterv1alpha1.ClusterConditionReady))
+		},
+	}
 }
 
 func clusterOfLease(_ context.Context, o client.Object) []reconcile.Request {
