@@ -90,6 +90,23 @@ func (f *fixture) renewLease(cluster string) {
 	}
 }
 
+// postCondition sets a condition on a cluster's status, as a pull-mode
+// cluster's agent posts its Ready condition.
+func (f *fixture) postCondition(cluster string, cond metav1.Condition) {
+	f.t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := &clusterv1alpha1.Cluster{}
+		if err := f.c.Get(f.ctx, client.ObjectKey{Name: cluster}, cl); err != nil {
+			return err
+		}
+		meta.SetStatusCondition(&cl.Status.Conditions, cond)
+		return f.c.Status().Update(f.ctx, cl)
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 func (f *fixture) cluster(name string) *clusterv1alpha1.Cluster {
 	f.t.Helper()
 	cl := &clusterv1alpha1.Cluster{}

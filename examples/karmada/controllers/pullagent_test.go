@@ -9,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetover/fleetover/failover"
 
@@ -35,17 +33,7 @@ func TestPullAgentPostedReadyStands(t *testing.T) {
 
 	notReady := metav1.Condition{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionFalse, Reason: "ClusterNotReady",
 		Message: "cluster is reachable but health endpoint responded without ok", LastTransitionTime: metav1.NewTime(f.clock.Now())}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := &clusterv1alpha1.Cluster{}
-		if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, cl); err != nil {
-			return err
-		}
-		meta.SetStatusCondition(&cl.Status.Conditions, notReady)
-		return f.c.Status().Update(f.ctx, cl)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.postCondition(name, notReady)
 	f.eventually("not-ready NoSchedule taint", func() (bool, string) {
 		cl := f.cluster(name)
 		return hasTaint(cl, clusterv1alpha1.TaintClusterNotReady, string(corev1.TaintEffectNoSchedule)), "taints " + taintString(cl)

@@ -896,17 +896,7 @@ func (r *replayRun) postAgentStatus(cluster string) {
 	if posted != nil && posted.Status == decided.Status && posted.Reason == decided.Reason {
 		return
 	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := &clusterv1alpha1.Cluster{}
-		if err := r.c.Get(r.ctx, client.ObjectKey{Name: cluster}, cur); err != nil {
-			return err
-		}
-		meta.SetStatusCondition(&cur.Status.Conditions, decided)
-		return r.c.Status().Update(r.ctx, cur)
-	})
-	if err != nil {
-		r.t.Fatal(err)
-	}
+	r.postCondition(cluster, decided)
 }
 
 // singleWriter reports whether w must never run two copies, as the
