@@ -21,6 +21,7 @@ func benchFleet(n int) []Cluster {
 		c := &fleet[i]
 		c.Name = fmt.Sprintf("member-%05d", i)
 		c.Labels = map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3)}
+		c.Zones = []string{fmt.Sprintf("z-%02d", i%20)}
 		avail := int32(5 + i%7)
 		c.AvailableReplicas = &avail
 		if i%10 == 0 {
@@ -110,6 +111,48 @@ func BenchmarkReplaceDivided1000(b *testing.B) {
 			for b.Loop() {
 				plan, err := Replace(req)
 				if err != nil || !plan.Changed {
+					b.Fatalf("%v %+v", err, plan.Reason)
+				}
+			}
+			cpu.report(b)
+		})
+	}
+}
+
+// BenchmarkReplaceZoneSpread1000: a zone spread over a 1,000-cluster fleet
+// in 20 zones. Duplicated: four clusters in four zones, exactly four
+// zones; two fail. Divided: the Divided benchmark's workload held to at
+// most its ten clusters' zones.
+func BenchmarkReplaceZoneSpread1000(b *testing.B) {
+	fleet := benchFleet(1000)
+	now := time.Unix(1_000_000, 0)
+	w := benchWorkload(fleet, now)
+	placed := []eviction.TargetCluster{{Name: fleet[11].Name}, {Name: fleet[12].Name}, {Name: fleet[13].Name}, {Name: fleet[14].Name}}
+	divided := make([]eviction.TargetCluster, 0, 10)
+	for i := 11; i < 21; i++ {
+		divided = append(divided, eviction.TargetCluster{Name: fleet[i].Name, Replicas: 10})
+	}
+	for name, req := range map[string]*Request{
+		"Duplicated": {
+			Workload: w, Type: Duplicated, Clusters: fleet, Replicas: 1,
+			Targets:    keptAfter(placed, fleet[11].Name, fleet[12].Name),
+			Evicted:    evictedFrom(placed, fleet[11].Name, fleet[12].Name),
+			Spread:     &SpreadConstraint{MinGroups: 4, MaxGroups: 4},
+			ZoneSpread: &SpreadConstraint{MinGroups: 4, MaxGroups: 4},
+		},
+		"Divided": {
+			Workload: w, Type: Divided, Clusters: fleet, Replicas: 100,
+			Targets:    keptAfter(divided, fleet[11].Name, fleet[12].Name),
+			Evicted:    evictedFrom(divided, fleet[11].Name, fleet[12].Name),
+			ZoneSpread: &SpreadConstraint{MaxGroups: 10},
+		},
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := startCPU()
+			for b.Loop() {
+				plan, err := Replace(req)
+				if err != nil || !plan.Changed || plan.Reason != "" {
 					b.Fatalf("%v %+v", err, plan.Reason)
 				}
 			}
