@@ -141,6 +141,25 @@ func (f clusterNames) Filter(_ *Workload, c *Cluster) Status {
 	return Reject("cluster is not in the affinity's cluster names")
 }
 
+// SelectedClusters keeps only the clusters selected maps to true: a
+// policy's cluster affinity that the caller matched on its own cluster type
+// (field selectors, exclusions, zones). Unlike ClusterNames, an empty
+// selection keeps no cluster, since an affinity may select none.
+func SelectedClusters(selected map[string]bool) Filter {
+	return selectedClusters{selected: selected}
+}
+
+type selectedClusters struct{ selected map[string]bool }
+
+func (selectedClusters) Name() string { return FilterClusterAffinity }
+
+func (f selectedClusters) Filter(_ *Workload, c *Cluster) Status {
+	if f.selected[c.Name] {
+		return Fit()
+	}
+	return Reject("cluster is not selected by the placement's cluster affinity")
+}
+
 // LabelSelector keeps only the clusters whose labels match sel (a policy's
 // clusterAffinity.labelSelector, converted with metav1.LabelSelectorAsSelector).
 // A nil selector keeps every cluster.

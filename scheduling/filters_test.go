@@ -183,6 +183,15 @@ func TestAffinityFilters(t *testing.T) {
 	if ClusterNames().Filter(&Workload{}, &Cluster{Name: "x"}).Rejected {
 		t.Error("empty ClusterNames rejected a cluster")
 	}
+	selected := SelectedClusters(map[string]bool{"member1": true, "member2": false})
+	for c, want := range map[string]bool{"member1": false, "member2": true, "member3": true} {
+		if got := selected.Filter(&Workload{}, &Cluster{Name: c}).Rejected; got != want {
+			t.Errorf("SelectedClusters on %s: rejected = %v", c, got)
+		}
+	}
+	if !SelectedClusters(nil).Filter(&Workload{}, &Cluster{Name: "x"}).Rejected || selected.Name() != FilterClusterAffinity {
+		t.Error("an empty selection kept a cluster, or the filter is misnamed")
+	}
 	sel := LabelSelector(labels.SelectorFromSet(labels.Set{"region": "eu"}))
 	if sel.Filter(&Workload{}, &Cluster{Name: "a", Labels: map[string]string{"region": "us"}}).Rejected != true {
 		t.Error("selector let a non-matching cluster through")

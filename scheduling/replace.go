@@ -101,7 +101,8 @@ type Request struct {
 	// Clusters is the fleet: every cluster that could be a target.
 	Clusters []Cluster
 	// Filters decide feasibility; nil means DefaultFilters(). Add
-	// ClusterNames or LabelSelector for the policy's cluster affinity.
+	// ClusterNames, LabelSelector or SelectedClusters for the policy's
+	// cluster affinity.
 	Filters []Filter
 	// Spread bounds the number of clusters.
 	Spread *SpreadConstraint

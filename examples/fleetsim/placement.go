@@ -338,14 +338,9 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 	}
 	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
 	if w.affinity != nil {
-		// A filter on the affinity's set, not ClusterNames: with no names
-		// that one keeps every cluster, and an affinity may select none.
-		req.Filters = append(req.Filters, scheduling.NamedFilter(scheduling.FilterClusterAffinity, func(_ *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
-			if w.affinity[c.Name] {
-				return scheduling.Fit()
-			}
-			return scheduling.Reject("cluster is not selected by the placement's cluster affinity")
-		}))
+		// Not ClusterNames: with no names that one keeps every cluster, and
+		// an affinity may select none.
+		req.Filters = append(req.Filters, scheduling.SelectedClusters(w.affinity))
 	}
 	if w.clusterSpread != (groupBounds{}) {
 		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.clusterSpread.min), MaxGroups: int32(w.clusterSpread.max)}
