@@ -122,12 +122,19 @@ func staticWeights(list []policyv1alpha1.StaticClusterWeight, clusters []cluster
 	return out
 }
 
-// schedulingFleet is the fleet as scheduling sees it.
-func schedulingFleet(clusters []clusterv1alpha1.Cluster) []scheduling.Cluster {
-	fleet := make([]scheduling.Cluster, len(clusters))
+// fleet is the clusters as read, with the view scheduling takes of them,
+// built once: a taint manager reconcile re-places every binding it evicts
+// over the same fleet. Neither is modified after newFleet.
+type fleet struct {
+	clusters   []clusterv1alpha1.Cluster
+	scheduling []scheduling.Cluster
+}
+
+func newFleet(clusters []clusterv1alpha1.Cluster) *fleet {
+	f := &fleet{clusters: clusters, scheduling: make([]scheduling.Cluster, len(clusters))}
 	for i := range clusters {
 		cl := &clusters[i]
-		fleet[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels, Zones: cl.Spec.Zones}
+		f.scheduling[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels, Zones: cl.Spec.Zones}
 	}
-	return fleet
+	return f
 }

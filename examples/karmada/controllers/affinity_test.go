@@ -131,7 +131,7 @@ func TestFailoverRequestReadsTheZoneSpread(t *testing.T) {
 			{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: 2, MaxGroups: 2},
 		}},
 	}}
-	req := failoverRequest(rb, clusters, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
 	if req.ZoneSpread == nil || *req.ZoneSpread != (scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2}) {
 		t.Fatalf("ZoneSpread = %+v, want 2..2", req.ZoneSpread)
 	}

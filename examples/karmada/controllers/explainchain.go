@@ -119,7 +119,7 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	in.Tolerations = failover.AddDefaultClusterTolerations(tolerations, cfg.DefaultTolerations)
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
-	in.Placement = failoverRequest(f.binding, f.clusters, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+	in.Placement = failoverRequest(f.binding, newFleet(f.clusters), history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
 	// The clusters are read already: no Get per old copy.
 	in.OldCopies = oldCopiesOf(f.works, in.Tasks, func(cluster string) bool {
 		cl := byName[cluster]

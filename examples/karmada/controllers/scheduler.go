@@ -101,7 +101,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		removed, expiry := history.GC(block, now)
 		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		p, placed, err := replaceLost(rb, clusters.Items, history, block, s.DefaultTolerations, s.Tolerations, now)
+		p, placed, err := replaceLost(rb, newFleet(clusters.Items), history, block, s.DefaultTolerations, s.Tolerations, now)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return changed
@@ -160,14 +160,14 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 // plan and whether spec changed. The scheduler runs it in its own
 // reconcile; the taint manager runs it in the reconcile that evicts, so the
 // eviction and the new placement are one write.
-func replaceLost(rb client.Object, clusters []clusterv1alpha1.Cluster, history eviction.EvictionHistory, block *int32,
+func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, bool, error) {
 	spec := bindingSpec(rb)
 	failed := lostClusters(spec)
 	if len(failed) == 0 {
 		return scheduling.Plan{}, false, nil
 	}
-	sreq := failoverRequest(rb, clusters, history, block, defaults, tolerations, now)
+	sreq := failoverRequest(rb, fl, history, block, defaults, tolerations, now)
 	sreq.Targets = toTargets(spec.Clusters)
 	// The taint manager and the application-failover controller ran
 	// eviction.Evict; what they took out of the placement is what their
@@ -227,14 +227,15 @@ func recordSchedulerObservation(u *statusUpdate) {
 // of the rules that select it; every cluster weighs the same when no
 // cluster the replicas could go to has a weight). The explanation asks the
 // same question.
-func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, history eviction.EvictionHistory, block *int32,
+func failoverRequest(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
 	spec := bindingSpec(rb)
+	clusters := fl.clusters
 	var clusterTolerations []corev1.Toleration
 	sreq := &scheduling.Request{
 		Type:     scheduling.Duplicated,
 		Replicas: spec.Replicas,
-		Clusters: schedulingFleet(clusters),
+		Clusters: fl.scheduling,
 		Filters: []scheduling.Filter{
 			scheduling.TaintToleration(tolerations),
 			scheduling.EvictionInProgress(),
@@ -254,12 +255,7 @@ func failoverRequest(rb client.Object, clusters []clusterv1alpha1.Cluster, histo
 			}
 		}
 		if p.ClusterAffinity != nil {
-			sreq.Filters = append(sreq.Filters, scheduling.NamedFilter(scheduling.FilterClusterAffinity, func(_ *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
-				if selected[c.Name] {
-					return scheduling.Fit()
-				}
-				return scheduling.Reject("cluster is not selected by the placement's cluster affinity")
-			}))
+			sreq.Filters = append(sreq.Filters, scheduling.SelectedClusters(selected))
 		}
 		if rs := p.ReplicaScheduling; rs != nil && rs.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {
 			sreq.Type = scheduling.Divided

@@ -128,6 +128,10 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 
 	plan := m.Planner.Plan(taints, bindings, now)
 	next := plan.NextCheck
+	var fl *fleet
+	if len(plan.Evict) > 0 {
+		fl = newFleet(clusters)
+	}
 	// The pacer admits the evictions in the planner's order, each when a
 	// writer is free to take it; the writes of different bindings do not
 	// wait for each other.
@@ -146,7 +150,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 		go func() {
 			defer wg.Done()
 			for ev := range admitted {
-				if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], clusters, cluster.Name, ev); err != nil {
+				if err := m.evict(ctx, objects[ev.Index], policies[ev.Index], fl, cluster.Name, ev); err != nil {
 					failed <- err
 					stopOnce.Do(func() { close(stop) })
 					return
@@ -213,11 +217,10 @@ func (m *TaintManager) observeFleet(ctx context.Context, reconciled *clusterv1al
 }
 
 // evict applies one planned eviction to the binding and, with
-// InlineScheduling, the new placement in the same spec write (fleet is the
-// scheduler's view of the clusters), then the scheduler's observation in one
-// status write. The events are recorded once, after the writes, whatever the
+// InlineScheduling, the new placement over fl in the same spec write, then
+// the scheduler's observation in one status write. The events are recorded once, after the writes, whatever the
 // number of conflict retries.
-func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, clusters []clusterv1alpha1.Cluster, cluster string, ev failover.ClusterEviction) error {
+func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover.FailoverBehavior, fl *fleet, cluster string, ev failover.ClusterEviction) error {
 	var sp *failover.ClusterFailoverBehavior
 	if fb != nil {
 		sp = fb.Cluster
@@ -257,7 +260,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			// write. A history that cannot be read, or no cluster that
 			// fits, is left to the scheduler, which reports it.
 			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
-				_, _, _ = replaceLost(b, clusters, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
+				_, _, _ = replaceLost(b, fl, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
 			}
 		}
 		return changed
@@ -274,7 +277,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			if err != nil {
 				return err
 			}
-			m.Conditions.addTo(ctx, &status, clusters, works, planned.CreatedAt, &condition)
+			m.Conditions.addTo(ctx, &status, fl.clusters, works, planned.CreatedAt, &condition)
 		}
 		if err := status.apply(ctx, m.Client, b); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("status of %s %s after its eviction from %s: %w", kindOf(rb), types.NamespacedName{Namespace: rb.GetNamespace(), Name: rb.GetName()}, cluster, err)
