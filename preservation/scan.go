@@ -3,8 +3,6 @@ package preservation
 import (
 	"bytes"
 	"errors"
-	"fmt"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -33,10 +31,7 @@ type scanner struct {
 var errUnexpectedEnd = errors.New("unexpected end of JSON input")
 
 func (s *scanner) syntaxError(what string) error {
-	if s.pos >= len(s.data) {
-		return errUnexpectedEnd
-	}
-	return fmt.Errorf("invalid character %q %s at offset %d", s.data[s.pos], what, s.pos)
+	return syntaxErrorAt(s.data, s.pos, what)
 }
 
 // scanStatus scans a whole status document for the chains under root.
@@ -70,51 +65,13 @@ func (s *scanner) scanStatus(root *chainNode) error {
 	return nil
 }
 
-func (s *scanner) skipSpace() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+func (s *scanner) skipSpace() { s.pos = skipSpaceAt(s.data, s.pos) }
 
 // skipValue validates the value at pos (no leading space) and moves past it.
 func (s *scanner) skipValue() error {
-	if s.pos >= len(s.data) {
-		return errUnexpectedEnd
-	}
-	switch c := s.data[s.pos]; {
-	case c == '{':
-		return s.object(nil)
-	case c == '[':
-		return s.array()
-	case c == '"':
-		_, err := s.skipString()
-		return err
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
-	case c == '-' || (c >= '0' && c <= '9'):
-		return s.skipNumber()
-	default:
-		return s.syntaxError("looking for beginning of value")
-	}
-}
-
-func (s *scanner) literal(word string) error {
-	for i := 0; i < len(word); i++ {
-		if s.pos >= len(s.data) || s.data[s.pos] != word[i] {
-			return s.syntaxError("in literal " + word)
-		}
-		s.pos++
-	}
-	return nil
+	pos, err := skipJSON(s.data, s.pos, s.depth)
+	s.pos = pos
+	return err
 }
 
 func (s *scanner) enter() error {
@@ -221,39 +178,10 @@ func (n *chainNode) lookup(quoted []byte, plain bool) *chainNode {
 	return n.child(key)
 }
 
-func (s *scanner) array() error {
-	if err := s.enter(); err != nil {
-		return err
-	}
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
-		s.depth--
-		return nil
-	}
-	for {
-		if err := s.skipValue(); err != nil {
-			return err
-		}
-		s.skipSpace()
-		if s.pos >= len(s.data) {
-			return errUnexpectedEnd
-		}
-		switch s.data[s.pos] {
-		case ',':
-			s.pos++
-			s.skipSpace()
-		case ']':
-			s.pos++
-			s.depth--
-			return nil
-		default:
-			return s.syntaxError("after array element")
-		}
-	}
-}
-
-// skipString moves past the string at pos. plain reports that its bytes
-// are the decoded string: no escapes, and valid UTF-8.
+// skipString moves past the string at pos, a key that may be on a rule's
+// path. plain reports that its bytes are the decoded string: no escapes,
+// and valid UTF-8. Strings off every path take skipStringBody, which need
+// not look for bytes from 0x80 up.
 func (s *scanner) skipString() (plain bool, err error) {
 	s.pos++
 	start := s.pos
@@ -270,23 +198,8 @@ func (s *scanner) skipString() (plain bool, err error) {
 			return plain, nil
 		case c == '\\':
 			escaped = true
-			s.pos++
-			if s.pos >= len(s.data) {
-				return false, errUnexpectedEnd
-			}
-			switch s.data[s.pos] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.pos++
-			case 'u':
-				s.pos++
-				for range 4 {
-					if s.pos >= len(s.data) || !isHex(s.data[s.pos]) {
-						return false, s.syntaxError("in \\u hexadecimal character escape")
-					}
-					s.pos++
-				}
-			default:
-				return false, s.syntaxError("in string escape code")
+			if s.pos, err = skipEscape(s.data, s.pos); err != nil {
+				return false, err
 			}
 		case c < 0x20:
 			return false, s.syntaxError("in string literal")
@@ -328,73 +241,3 @@ const stringSpecial = "" +
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xd0
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" + // 0xe0
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" // 0xf0
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// skipNumber validates the JSON number grammar and, like json.Unmarshal
-// into interface{}, refuses a number a float64 cannot hold. Only numbers
-// that could be that large are parsed.
-func (s *scanner) skipNumber() error {
-	start := s.pos
-	if s.data[s.pos] == '-' {
-		s.pos++
-	}
-	if s.pos >= len(s.data) {
-		return errUnexpectedEnd
-	}
-	intDigits := 0
-	switch c := s.data[s.pos]; {
-	case c == '0':
-		s.pos++
-		intDigits = 1
-	case c >= '1' && c <= '9':
-		for s.pos < len(s.data) && isDigit(s.data[s.pos]) {
-			s.pos++
-			intDigits++
-		}
-	default:
-		return s.syntaxError("in numeric literal")
-	}
-	if s.pos < len(s.data) && s.data[s.pos] == '.' {
-		s.pos++
-		if s.pos >= len(s.data) || !isDigit(s.data[s.pos]) {
-			return s.syntaxError("after decimal point in numeric literal")
-		}
-		for s.pos < len(s.data) && isDigit(s.data[s.pos]) {
-			s.pos++
-		}
-	}
-	exponent := 0
-	if s.pos < len(s.data) && (s.data[s.pos] == 'e' || s.data[s.pos] == 'E') {
-		s.pos++
-		negative := false
-		if s.pos < len(s.data) && (s.data[s.pos] == '+' || s.data[s.pos] == '-') {
-			negative = s.data[s.pos] == '-'
-			s.pos++
-		}
-		if s.pos >= len(s.data) || !isDigit(s.data[s.pos]) {
-			return s.syntaxError("in exponent of numeric literal")
-		}
-		for s.pos < len(s.data) && isDigit(s.data[s.pos]) {
-			if exponent < 1_000_000 {
-				exponent = exponent*10 + int(s.data[s.pos]-'0')
-			}
-			s.pos++
-		}
-		if negative {
-			exponent = -exponent
-		}
-	}
-	// The magnitude is below 10^(intDigits+exponent); float64 overflows
-	// only past 1.8e308.
-	if intDigits+exponent >= 300 {
-		if _, err := strconv.ParseFloat(string(s.data[start:s.pos]), 64); err != nil {
-			return fmt.Errorf("cannot unmarshal number %s into a float64", string(s.data[start:s.pos]))
-		}
-	}
-	return nil
-}
