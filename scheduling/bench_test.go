@@ -22,6 +22,7 @@ func benchFleet(n int) []Cluster {
 		c.Name = fmt.Sprintf("member-%05d", i)
 		c.Labels = map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3)}
 		c.Zones = []string{fmt.Sprintf("z-%02d", i%20)}
+		c.Region = fmt.Sprintf("r-%d", i%5)
 		avail := int32(5 + i%7)
 		c.AvailableReplicas = &avail
 		if i%10 == 0 {
@@ -120,9 +121,10 @@ func BenchmarkReplaceDivided1000(b *testing.B) {
 }
 
 // BenchmarkReplaceZoneSpread1000: a zone spread over a 1,000-cluster fleet
-// in 20 zones. Duplicated: four clusters in four zones, exactly four
-// zones; two fail. Divided: the Divided benchmark's workload held to at
-// most its ten clusters' zones.
+// in 20 zones and 5 regions. Duplicated: four clusters in four zones,
+// exactly four zones; two fail. Divided: the Divided benchmark's workload
+// held to at most its ten clusters' zones. Duplicated+RegionSpread: the
+// Duplicated case also held to three or four regions.
 func BenchmarkReplaceZoneSpread1000(b *testing.B) {
 	fleet := benchFleet(1000)
 	now := time.Unix(1_000_000, 0)
@@ -145,6 +147,14 @@ func BenchmarkReplaceZoneSpread1000(b *testing.B) {
 			Targets:    keptAfter(divided, fleet[11].Name, fleet[12].Name),
 			Evicted:    evictedFrom(divided, fleet[11].Name, fleet[12].Name),
 			ZoneSpread: &SpreadConstraint{MaxGroups: 10},
+		},
+		"Duplicated+RegionSpread": {
+			Workload: w, Type: Duplicated, Clusters: fleet, Replicas: 1,
+			Targets:      keptAfter(placed, fleet[11].Name, fleet[12].Name),
+			Evicted:      evictedFrom(placed, fleet[11].Name, fleet[12].Name),
+			Spread:       &SpreadConstraint{MinGroups: 4, MaxGroups: 4},
+			RegionSpread: &SpreadConstraint{MinGroups: 3, MaxGroups: 4},
+			ZoneSpread:   &SpreadConstraint{MinGroups: 4, MaxGroups: 4},
 		},
 	} {
 		b.Run(name, func(b *testing.B) {

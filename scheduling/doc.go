@@ -4,7 +4,8 @@
 // What belongs here: the Filter interface and its runner, the built-in
 // filters (TaintToleration, EvictionInProgress, EvictionHistory, Suspended,
 // ClusterAffinity) and the failover re-placement of Duplicated and Divided
-// workloads within spread bounds by cluster and by zone. What does not: when to fail over (package failover), how the
+// workloads within spread bounds by cluster, region and zone. What does
+// not: when to fail over (package failover), how the
 // old copy leaves (package eviction), whether dispatching is suspended
 // (package suspension; this package asks through the one-method
 // SuspensionChecker, which *suspension.Suspension satisfies). Scoring
@@ -16,8 +17,8 @@
 //   - Decisions are pure functions of their inputs and Workload.Now: no
 //     clock is read, no goroutine started, inputs are not modified.
 //   - Results are deterministic: candidates are ordered by score (higher
-//     first), then by name; under a zone spread, one that opens a zone not
-//     covered yet comes before the others.
+//     first), then by name; under a region or zone spread, one that opens
+//     a region not covered yet comes first, then one that opens a zone.
 //   - A re-placement never chooses a cluster a filter rejected, never assigns
 //     more replicas than asked, never moves a workload off a cluster whose
 //     dispatching is suspended, and keeps the clusters that did not fail.

@@ -161,3 +161,42 @@ func ExampleReplace_zoneSpread() {
 	// Output:
 	// [{a 1} {d 1}]
 }
+
+// A region spread keeps a Duplicated workload in two regions: when its
+// copy in us fails, the replacement opens a new region (d in ap) before b,
+// which scores best but is in eu, where a runs already; g, without a
+// region, is no candidate.
+func ExampleReplace_regionSpread() {
+	placed := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "c", Replicas: 1}}
+	res, err := eviction.Evict(placed, nil, eviction.Eviction{
+		Cluster: "c", Producer: eviction.ProducerTaintManager, Reason: eviction.ReasonTaintUntolerated,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	plan, err := scheduling.Replace(&scheduling.Request{
+		Workload: &scheduling.Workload{EvictionTasks: res.Tasks},
+		Type:     scheduling.Duplicated,
+		Targets:  res.Targets,
+		Evicted:  res.Evicted,
+		Clusters: []scheduling.Cluster{
+			{Name: "a", Region: "eu"},
+			{Name: "b", Region: "eu"},
+			{Name: "c", Region: "us"},
+			{Name: "d", Region: "ap"},
+			{Name: "g"},
+		},
+		Spread:       &scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2},
+		RegionSpread: &scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2},
+		Replicas:     1,
+		Scores:       map[string]int64{"b": 10, "g": 10},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(plan.Targets, plan.RegionExcluded)
+	// Output:
+	// [{a 1} {d 1}] [g]
+}

@@ -88,6 +88,9 @@ func randomRequest(data []byte) *Request {
 			req.StaticWeights[c.Name] = int64(src.intn(5))
 		}
 		req.Scores[c.Name] = int64(src.intn(3))
+		if region := src.intn(4); region > 0 {
+			req.Clusters[len(req.Clusters)-1].Region = fmt.Sprintf("r%d", region-1)
+		}
 		if zones := src.intn(4); zones > 0 {
 			// zone count 1..3: zones 0..2 of z0..z3, so that clusters share them
 			for z := range zones {
@@ -103,6 +106,9 @@ func randomRequest(data []byte) *Request {
 	}
 	if src.intn(2) == 0 {
 		req.ZoneSpread = &SpreadConstraint{MinGroups: int32(src.intn(3)), MaxGroups: int32(src.intn(4))}
+	}
+	if src.intn(3) == 0 {
+		req.RegionSpread = &SpreadConstraint{MinGroups: int32(src.intn(3)), MaxGroups: int32(src.intn(3))}
 	}
 	return req
 }
@@ -174,37 +180,52 @@ func FuzzReplace(f *testing.F) {
 				t.Fatalf("failed or suspended cluster %s given replicas", name)
 			}
 		}
-		if z := req.ZoneSpread; z != nil {
-			// New clusters have zones; past what the kept clusters cover,
-			// they add zones only up to the maximum; and a plan that added
-			// clusters reaches the minimum.
-			zonesOf := map[string][]string{}
-			for _, c := range req.Clusters {
-				zonesOf[c.Name] = c.Zones
+		// Each topology spread: new clusters have groups; past what the
+		// kept clusters cover, they add groups only up to the maximum;
+		// and a plan that added clusters reaches the minimum.
+		for _, sp := range []struct {
+			name   string
+			bounds *SpreadConstraint
+			groups func(c *Cluster) []string
+		}{
+			{"zone", req.ZoneSpread, func(c *Cluster) []string { return c.Zones }},
+			{"region", req.RegionSpread, func(c *Cluster) []string {
+				if c.Region == "" {
+					return nil
+				}
+				return []string{c.Region}
+			}},
+		} {
+			if sp.bounds == nil {
+				continue
 			}
-			keptZones, allZones := map[string]bool{}, map[string]bool{}
+			groupsOf := map[string][]string{}
+			for i := range req.Clusters {
+				groupsOf[req.Clusters[i].Name] = sp.groups(&req.Clusters[i])
+			}
+			keptGroups, allGroups := map[string]bool{}, map[string]bool{}
 			added := false
 			for name := range after {
 				_, was := before[name]
 				kept := was && (!failed[name] || suspended.DispatchSuspended(name))
 				if !was {
 					added = true
-					if len(zonesOf[name]) == 0 {
-						t.Fatalf("cluster %s without zones chosen under a zone spread", name)
+					if len(groupsOf[name]) == 0 {
+						t.Fatalf("cluster %s without a %s chosen under a %s spread", name, sp.name, sp.name)
 					}
 				}
-				for _, zone := range zonesOf[name] {
-					allZones[zone] = true
+				for _, group := range groupsOf[name] {
+					allGroups[group] = true
 					if kept {
-						keptZones[zone] = true
+						keptGroups[group] = true
 					}
 				}
 			}
-			if z.MaxGroups > 0 && len(allZones) > max(int(z.MaxGroups), len(keptZones)) {
-				t.Fatalf("%d zones %v, maxGroups %d, kept clusters cover %d", len(allZones), allZones, z.MaxGroups, len(keptZones))
+			if b := sp.bounds; b.MaxGroups > 0 && len(allGroups) > max(int(b.MaxGroups), len(keptGroups)) {
+				t.Fatalf("%d %ss %v, maxGroups %d, kept clusters cover %d", len(allGroups), sp.name, allGroups, b.MaxGroups, len(keptGroups))
 			}
-			if added && len(allZones) < int(z.MinGroups) {
-				t.Fatalf("clusters added but %d zones, minGroups %d", len(allZones), z.MinGroups)
+			if added && len(allGroups) < int(sp.bounds.MinGroups) {
+				t.Fatalf("clusters added but %d %ss, minGroups %d", len(allGroups), sp.name, sp.bounds.MinGroups)
 			}
 		}
 		if req.Type == Divided && total > max(int64(req.Replicas), keptTotal) {

@@ -71,6 +71,9 @@ const (
 	// lists them), or the candidates span fewer than MinGroups zones. The
 	// eviction stands, as with InsufficientCandidates.
 	ReasonZoneSpread = "ZoneSpread"
+	// ReasonRegionSpread: as ReasonZoneSpread, for Request.RegionSpread
+	// (Plan.RegionExcluded lists the candidates it kept out).
+	ReasonRegionSpread = "RegionSpread"
 )
 
 // ErrInvalidRequest is wrapped by every error Replace returns; the same error
@@ -113,8 +116,13 @@ type Request struct {
 	// first, then by name); a cluster that covers a zone not yet covered is
 	// chosen before one that does not; and a placement that would span
 	// fewer than MinGroups zones is not made (Reason ZoneSpread).
-	// Groupings by region or provider are the caller's business.
 	ZoneSpread *SpreadConstraint
+	// RegionSpread bounds the number of regions (Cluster.Region) the
+	// placement spans, by the same rules as ZoneSpread: a cluster without a
+	// region is no candidate, and a cluster that opens a new region is
+	// chosen before one that only opens a new zone. Both spreads hold when
+	// both are set. Groupings by provider are the caller's business.
+	RegionSpread *SpreadConstraint
 	// Replicas is the desired total for Divided and the per-cluster count
 	// for Duplicated.
 	Replicas int32
@@ -157,7 +165,7 @@ type Plan struct {
 	// eviction (the request's Targets plus Evicted).
 	Changed bool
 	// Reason says why nothing was added: NothingFailed, FailoverPaused,
-	// InsufficientCandidates or ZoneSpread.
+	// InsufficientCandidates, RegionSpread or ZoneSpread.
 	Reason string
 	// Filtered is the filter run over Request.Clusters; its RetryAt tells
 	// when a rejected cluster may become feasible.
@@ -166,6 +174,8 @@ type Plan struct {
 	// but that Request.ZoneSpread kept out: without zones, or in a zone
 	// past MaxGroups.
 	ZoneExcluded []string
+	// RegionExcluded is ZoneExcluded for Request.RegionSpread.
+	RegionExcluded []string
 }
 
 // Replace re-places a workload after it was evicted from some clusters
@@ -236,17 +246,18 @@ func Replace(req *Request) (Plan, error) {
 		}
 		return plan, nil
 	}
-	zones := newZoneSpread(req, kept)
+	spread := newTopologySpread(req, kept)
 	if req.Type == Duplicated {
-		replaceDuplicated(req, &w, kept, lost, failed, zones, &plan)
+		replaceDuplicated(req, &w, kept, lost, failed, spread, &plan)
 	} else {
-		replaceDivided(req, &w, kept, lost, failed, zones, &plan)
+		replaceDivided(req, &w, kept, lost, failed, spread, &plan)
 	}
-	plan.ZoneExcluded = zones.excludedNames()
+	plan.RegionExcluded = spread.region.excludedNames()
+	plan.ZoneExcluded = spread.zone.excludedNames()
 	return plan, nil
 }
 
-func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, zones *zoneSpread, plan *Plan) {
+func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, spread topologySpread, plan *Plan) {
 	want := int32(len(kept) + len(lost))
 	if req.Spread != nil {
 		if req.Spread.MaxGroups > 0 && want > req.Spread.MaxGroups {
@@ -258,18 +269,17 @@ func replaceDuplicated(req *Request, w *Workload, kept, lost []eviction.TargetCl
 	}
 	needed := max(int(want)-len(kept), 0)
 	feasible := candidateClusters(req, w, &plan.Filtered, failed, false)
-	candidates := zones.restrict(feasible)
+	candidates, short := spread.restrict(feasible, needed)
 	if len(candidates) < needed {
-		reason := ReasonInsufficientCandidates
-		if len(feasible) >= needed {
-			reason = ReasonZoneSpread
+		if short == "" {
+			short = ReasonInsufficientCandidates
 		}
-		noPlacement(plan, kept, reason)
+		noPlacement(plan, kept, short)
 		return
 	}
-	chosen := zones.pick(candidates, needed)
-	if !zones.reached(chosen) {
-		noPlacement(plan, kept, ReasonZoneSpread)
+	chosen := spread.pick(candidates, needed)
+	if ok, reason := spread.reached(chosen); !ok {
+		noPlacement(plan, kept, reason)
 		return
 	}
 	targets := slices.Clone(kept)
@@ -314,7 +324,7 @@ type slot struct {
 	placed  bool  // already in the placement
 }
 
-func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, zones *zoneSpread, plan *Plan) {
+func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetCluster, failed map[string]struct{}, spread topologySpread, plan *Plan) {
 	var assigned, lostReplicas int64
 	for _, t := range kept {
 		assigned += int64(t.Replicas)
@@ -334,7 +344,7 @@ func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetClust
 		plan.Changed = true
 		return
 	}
-	slots := divisionSlots(req, w, &plan.Filtered, failed, zones)
+	slots := divisionSlots(req, w, &plan.Filtered, failed, spread)
 	var placed int64
 	switch req.Division {
 	case DivideAggregated:
@@ -350,10 +360,14 @@ func replaceDivided(req *Request, w *Workload, kept, lost []eviction.TargetClust
 			receiving = append(receiving, s.cluster)
 		}
 	}
-	if placed == 0 || !zones.reached(receiving) {
-		reason := ReasonInsufficientCandidates
-		if placed > 0 || len(zones.excludedNames()) > 0 {
-			reason = ReasonZoneSpread
+	reached, short := spread.reached(receiving)
+	if placed == 0 || !reached {
+		reason := short
+		if placed == 0 {
+			reason = spread.excluding()
+		}
+		if reason == "" {
+			reason = ReasonInsufficientCandidates
 		}
 		noPlacement(plan, kept, reason)
 		plan.Unplaced = int32(missing)
@@ -444,8 +458,8 @@ func candidateClusters(req *Request, w *Workload, filtered *Result, failed map[s
 
 // divisionSlots returns the clusters that may take new replicas, with their
 // weights and rooms, in tie-break order (score, then name).
-func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[string]struct{}, zones *zoneSpread) []slot {
-	candidates := zones.restrict(candidateClusters(req, w, filtered, failed, true))
+func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[string]struct{}, spread topologySpread) []slot {
+	candidates, _ := spread.restrict(candidateClusters(req, w, filtered, failed, true), 0)
 	slots := make([]slot, 0, len(candidates))
 	// As Karmada divides: when no candidate has a static weight, every
 	// candidate weighs 1; otherwise a candidate without one gets nothing.
@@ -610,22 +624,23 @@ func validateRequest(req *Request) error {
 	if req.Replicas < 0 {
 		return invalid(field.Invalid(field.NewPath("replicas"), req.Replicas, "must be non-negative"))
 	}
+	// Field paths are built only for an error: a request that is valid
+	// costs no allocation for them.
 	seen := make(map[string]struct{}, len(req.Targets)+len(req.Evicted))
 	for _, list := range []struct {
-		path    *field.Path
+		name    string
 		entries []eviction.TargetCluster
-	}{{field.NewPath("targets"), req.Targets}, {field.NewPath("evicted"), req.Evicted}} {
+	}{{"targets", req.Targets}, {"evicted", req.Evicted}} {
 		for i, t := range list.entries {
-			p := list.path.Index(i)
 			if t.Name == "" {
-				return invalid(field.Required(p.Child("name"), "target cluster needs a name"))
+				return invalid(field.Required(field.NewPath(list.name).Index(i).Child("name"), "target cluster needs a name"))
 			}
 			if _, dup := seen[t.Name]; dup {
-				return invalid(field.Duplicate(p.Child("name"), t.Name))
+				return invalid(field.Duplicate(field.NewPath(list.name).Index(i).Child("name"), t.Name))
 			}
 			seen[t.Name] = struct{}{}
 			if t.Replicas < 0 {
-				return invalid(field.Invalid(p.Child("replicas"), t.Replicas, "must be non-negative"))
+				return invalid(field.Invalid(field.NewPath(list.name).Index(i).Child("replicas"), t.Replicas, "must be non-negative"))
 			}
 		}
 	}
@@ -638,21 +653,21 @@ func validateRequest(req *Request) error {
 		seen[name] = struct{}{}
 	}
 	for _, sc := range []struct {
-		path   *field.Path
+		name   string
 		spread *SpreadConstraint
-	}{{field.NewPath("spread"), req.Spread}, {field.NewPath("zoneSpread"), req.ZoneSpread}} {
-		s, p := sc.spread, sc.path
+	}{{"spread", req.Spread}, {"regionSpread", req.RegionSpread}, {"zoneSpread", req.ZoneSpread}} {
+		s := sc.spread
 		if s == nil {
 			continue
 		}
 		if s.MinGroups < 0 {
-			return invalid(field.Invalid(p.Child("minGroups"), s.MinGroups, "must be non-negative"))
+			return invalid(field.Invalid(field.NewPath(sc.name, "minGroups"), s.MinGroups, "must be non-negative"))
 		}
 		if s.MaxGroups < 0 {
-			return invalid(field.Invalid(p.Child("maxGroups"), s.MaxGroups, "must be non-negative"))
+			return invalid(field.Invalid(field.NewPath(sc.name, "maxGroups"), s.MaxGroups, "must be non-negative"))
 		}
 		if s.MaxGroups > 0 && s.MinGroups > s.MaxGroups {
-			return invalid(field.Invalid(p.Child("minGroups"), s.MinGroups, "must not exceed maxGroups"))
+			return invalid(field.Invalid(field.NewPath(sc.name, "minGroups"), s.MinGroups, "must not exceed maxGroups"))
 		}
 	}
 	for name, wgt := range req.StaticWeights {

@@ -16,6 +16,9 @@ type Cluster struct {
 	Taints []corev1.Taint
 	// Labels are the cluster's labels (zone, region, provider, ...).
 	Labels map[string]string
+	// Region is the region the cluster runs in (Karmada's spec.region);
+	// only Request.RegionSpread reads it.
+	Region string
 	// Zones are the failure zones the cluster runs in (Karmada's
 	// spec.zones); only Request.ZoneSpread reads them. A cluster in several
 	// zones belongs to each.

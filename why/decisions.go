@@ -184,6 +184,19 @@ func EvictionTask(t eviction.GracefulEvictionTask) Explanation {
 	return e
 }
 
+// topologySpread names the spread by a topology field that left a
+// workload without a place, from the plan's reason; ok is false for any
+// other reason.
+func topologySpread(plan *scheduling.Plan) (field string, reason Reason, excluded []string, ok bool) {
+	switch plan.Reason {
+	case scheduling.ReasonRegionSpread:
+		return "region", ReasonRegionSpreadBlocks, plan.RegionExcluded, true
+	case scheduling.ReasonZoneSpread:
+		return "zone", ReasonZoneSpreadBlocks, plan.ZoneExcluded, true
+	}
+	return "", "", nil, false
+}
+
 // Placement explains the re-placement of a workload that must leave the
 // lost clusters: plan and err are scheduling.Replace's.
 func Placement(lost []string, plan scheduling.Plan, err error) Explanation {
@@ -198,13 +211,13 @@ func Placement(lost []string, plan scheduling.Plan, err error) Explanation {
 		e.Reason, e.Message = ReasonPlacementDue, fmt.Sprintf("the workload on %s is placed elsewhere now", where)
 		return e
 	}
-	if plan.Reason == scheduling.ReasonZoneSpread {
-		e.Reason, e.Holds, e.Warning = ReasonZoneSpreadBlocks, true, true
-		if len(plan.ZoneExcluded) > 0 {
-			e.Message = fmt.Sprintf("the zone spread leaves no place for the workload on %s: %s could take it but lie outside the zones it may use, or have no zone",
-				where, strings.Join(plan.ZoneExcluded, ", "))
+	if field, reason, excluded, ok := topologySpread(&plan); ok {
+		e.Reason, e.Holds, e.Warning = reason, true, true
+		if len(excluded) > 0 {
+			e.Message = fmt.Sprintf("the %s spread leaves no place for the workload on %s: %s could take it but lie outside the %ss it may use, or have no %s",
+				field, where, strings.Join(excluded, ", "), field, field)
 		} else {
-			e.Message = fmt.Sprintf("the zone spread leaves no place for the workload on %s: the clusters that could take it span fewer zones than it needs", where)
+			e.Message = fmt.Sprintf("the %s spread leaves no place for the workload on %s: the clusters that could take it span fewer %ss than it needs", field, where, field)
 		}
 		return e
 	}

@@ -71,10 +71,11 @@ const (
 
 // Reasons of the placement step.
 const (
-	ReasonPlacementDue      Reason = "PlacementDue"
-	ReasonNoFeasibleCluster Reason = "NoFeasibleCluster"
-	ReasonNoClusterLeft     Reason = "NoClusterToMoveTo"
-	ReasonZoneSpreadBlocks  Reason = "NoPlaceWithinZoneSpread"
+	ReasonPlacementDue       Reason = "PlacementDue"
+	ReasonNoFeasibleCluster  Reason = "NoFeasibleCluster"
+	ReasonNoClusterLeft      Reason = "NoClusterToMoveTo"
+	ReasonZoneSpreadBlocks   Reason = "NoPlaceWithinZoneSpread"
+	ReasonRegionSpreadBlocks Reason = "NoPlaceWithinRegionSpread"
 )
 
 // Reasons of the dispatch step.
@@ -124,7 +125,7 @@ func Reasons() []Reason {
 		ReasonEvictionInProgress, ReasonEvictionTaskAdded, ReasonEvictionAlreadyQueued, ReasonEvictionNotPlaced,
 		ReasonTaintsUnchanged, ReasonTaintsChanged,
 		ReasonClusterFiltered,
-		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks,
+		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks, ReasonRegionSpreadBlocks,
 		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped,
 		ReasonStateCarried, ReasonNoStateToCarry, ReasonStateWhileOldCopyRuns, ReasonStateSeveralTargets,
 		ReasonGracefulEvictionDone, ReasonWaitingForReplacement, ReasonOldCopyKeptUntilRemoved,

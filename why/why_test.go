@@ -1,6 +1,7 @@
 package why_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,29 @@ func TestWorkloadZoneSpreadLeavesNoPlace(t *testing.T) {
 	in.Placement.ZoneSpread.MaxGroups = 2
 	if c := why.Workload(in); hasReason(c, why.ReasonZoneSpreadBlocks) || !hasReason(c, why.ReasonPlacementDue) {
 		t.Fatalf("with two zones allowed c should take the workload:\n%s", render(c))
+	}
+}
+
+// A region spread is named the same way; it holds beside a zone spread
+// that alone would let the spare in.
+func TestWorkloadRegionSpreadLeavesNoPlace(t *testing.T) {
+	in := outage(10 * time.Minute)
+	// a and b run in eu, the spare c in us; the workload may use one region.
+	for i, region := range []string{"eu", "eu", "us"} {
+		in.Placement.Clusters[i].Region = region
+		in.Placement.Clusters[i].Zones = []string{fmt.Sprintf("z%d", i)}
+	}
+	in.Placement.ZoneSpread = &scheduling.SpreadConstraint{MaxGroups: 3}
+	in.Placement.RegionSpread = &scheduling.SpreadConstraint{MaxGroups: 1}
+	h := held(t, why.Workload(in))
+	if h.Step != why.StepPlacement || h.Reason != why.ReasonRegionSpreadBlocks || !h.Warning {
+		t.Fatalf("held by %s at %s (warning %t), want a NoPlaceWithinRegionSpread warning at Placement", h.Reason, h.Step, h.Warning)
+	}
+	if !strings.Contains(h.Message, "c could take it but lie outside the regions") {
+		t.Errorf("message %q does not name c and the regions", h.Message)
+	}
+	in.Placement.RegionSpread.MaxGroups = 2
+	if c := why.Workload(in); hasReason(c, why.ReasonRegionSpreadBlocks) || !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("with two regions allowed c should take the workload:\n%s", render(c))
 	}
 }

@@ -411,6 +411,9 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		gw.Placement.ClusterTolerations = pl.ClusterTolerations
 	}
 	// Spread: by cluster and by zone; the reader reported the others.
+	if divided && len(pl.SpreadConstraints) > 0 {
+		note(placementRef, placementPath.Child("spreadConstraints"), "Karmada's scheduler ignores the spread constraints of a division by static weight or by none, and so does the simulation")
+	}
 	seen := map[string]bool{}
 	for i, sc := range pl.SpreadConstraints {
 		by := sc.SpreadByField

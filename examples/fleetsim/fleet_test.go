@@ -372,6 +372,9 @@ spec:
 		"ResourceBinding ns/b spec.placement.clusterAffinity",
 		"ResourceBinding ns/c spec.placement.spreadConstraints",
 		"ResourceBinding ns/c spec.failover",
+		// Divided: the spread is ignored, as in Karmada; and a zone spread
+		// without a cluster one.
+		"ResourceBinding ns/d spec.placement.spreadConstraints",
 		"ResourceBinding ns/d spec.placement.spreadConstraints",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,5 +239,50 @@ faults:
 	}
 	if !evicted {
 		t.Fatal("the outages evicted nothing; the test proves nothing")
+	}
+}
+
+// A Divided workload's spread constraints are ignored, as Karmada's
+// scheduler ignores them for a division by static weight or by none: the
+// replicas go to every cluster of the affinity, over three zones where the
+// zone spread says one, and stay spread after a failover.
+func TestDividedWorkloadIgnoresItsSpread(t *testing.T) {
+	sc := mustParse(t, zoneFleet+`workloads:
+  - name: w
+    kind: Deployment
+    replicas: 6
+    placement:
+      clusterAffinity: {clusterNames: [a, b, c, d]}
+      replicaScheduling: {replicaSchedulingType: Divided}
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 1}
+        - {spreadByField: zone, minGroups: 1, maxGroups: 1}
+faults:
+  - {at: 2m, type: outage, cluster: a, for: 25m}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	targetNames := func() []string {
+		var out []string
+		for _, tc := range e.wByName["w"].targets {
+			out = append(out, tc.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	e.Step()
+	if got := targetNames(); !slices.Equal(got, []string{"a", "b", "c", "d"}) {
+		t.Fatalf("first placement %s, want every cluster of the affinity: a, b, c, d", placementOf(e, "w"))
+	}
+	for e.step < e.steps {
+		e.Step()
+	}
+	if got := targetNames(); !slices.Equal(got, []string{"b", "c", "d"}) {
+		t.Fatalf("placement after a's outage %s, want b, c, d", placementOf(e, "w"))
+	}
+	if v := e.Violations(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
 	}
 }

@@ -128,13 +128,23 @@ func staticWeights(list []policyv1alpha1.StaticClusterWeight, clusters []cluster
 type fleet struct {
 	clusters   []clusterv1alpha1.Cluster
 	scheduling []scheduling.Cluster
+	index      map[string]int
 }
 
 func newFleet(clusters []clusterv1alpha1.Cluster) *fleet {
-	f := &fleet{clusters: clusters, scheduling: make([]scheduling.Cluster, len(clusters))}
+	f := &fleet{clusters: clusters, scheduling: make([]scheduling.Cluster, len(clusters)), index: make(map[string]int, len(clusters))}
 	for i := range clusters {
 		cl := &clusters[i]
-		f.scheduling[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels, Zones: cl.Spec.Zones}
+		f.scheduling[i] = scheduling.Cluster{Name: cl.Name, Taints: cl.Spec.Taints, Labels: cl.Labels, Region: cl.Spec.Region, Zones: cl.Spec.Zones}
+		f.index[cl.Name] = i
 	}
 	return f
+}
+
+// cluster returns the cluster named name as read, or nil.
+func (f *fleet) cluster(name string) *clusterv1alpha1.Cluster {
+	if i, ok := f.index[name]; ok {
+		return &f.clusters[i]
+	}
+	return nil
 }

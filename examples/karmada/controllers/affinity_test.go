@@ -3,6 +3,7 @@ package controllers
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,127 @@ func TestFailoverRequestReadsTheZoneSpread(t *testing.T) {
 	want := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "d", Replicas: 1}}
 	if !slices.Equal(plan.Targets, want) {
 		t.Fatalf("targets %v, want %v", plan.Targets, want)
+	}
+}
+
+// Karmada's scheduler selects by region (spec.region) within the bounds of
+// a region spread; so does the failover scheduler, through the library.
+func TestFailoverRequestReadsTheRegionSpread(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("a", "", "eu", "", nil, nil),
+		affinityCluster("b", "", "eu", "", nil, nil),
+		affinityCluster("c", "", "us", "", nil, nil),
+		affinityCluster("d", "", "ap", "", nil, nil),
+		affinityCluster("e", "", "", "", nil, nil),
+	}
+	rb := &workv1alpha2.ResourceBinding{Spec: workv1alpha2.ResourceBindingSpec{
+		Replicas: 1,
+		Placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+			{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
+			{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: 2, MaxGroups: 2},
+		}},
+	}}
+	req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	if req.RegionSpread == nil || *req.RegionSpread != (scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2}) {
+		t.Fatalf("RegionSpread = %+v, want 2..2", req.RegionSpread)
+	}
+	// c (us) fails: b, first by name, stays in eu with a and would leave
+	// one region; d opens ap. e has no region and is filtered out.
+	req.Targets = []eviction.TargetCluster{{Name: "a", Replicas: 1}}
+	req.Evicted = []eviction.TargetCluster{{Name: "c", Replicas: 1}}
+	plan, err := scheduling.Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "d", Replicas: 1}}
+	if !slices.Equal(plan.Targets, want) {
+		t.Fatalf("targets %v, want %v", plan.Targets, want)
+	}
+	if r, ok := plan.Filtered.Rejected["e"]; !ok || r.Filter != filterSpreadConstraint || !strings.Contains(r.Reason, "no region") {
+		t.Errorf("e rejected by %+v, want the %s filter naming the region", r, filterSpreadConstraint)
+	}
+}
+
+// A provider spread groups nothing in Karmada's scheduler: it only needs
+// every candidate to name its provider.
+func TestFailoverRequestProviderSpreadNeedsAProvider(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("a", "aws", "", "", nil, nil),
+		affinityCluster("b", "", "", "", nil, nil),
+		affinityCluster("c", "gcp", "", "", nil, nil),
+		affinityCluster("d", "aws", "", "", nil, nil),
+	}
+	rb := &workv1alpha2.ResourceBinding{Spec: workv1alpha2.ResourceBindingSpec{
+		Replicas: 1,
+		Placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+			{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
+			{SpreadByField: policyv1alpha1.SpreadByFieldProvider, MinGroups: 2, MaxGroups: 2},
+		}},
+	}}
+	req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	req.Targets = []eviction.TargetCluster{{Name: "a", Replicas: 1}}
+	req.Evicted = []eviction.TargetCluster{{Name: "c", Replicas: 1}}
+	plan, err := scheduling.Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b comes first by name but has no provider; d takes the place, though
+	// a runs on aws already: there are no provider groups to keep apart.
+	want := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "d", Replicas: 1}}
+	if !slices.Equal(plan.Targets, want) {
+		t.Fatalf("targets %v, want %v", plan.Targets, want)
+	}
+	if r, ok := plan.Filtered.Rejected["b"]; !ok || !strings.Contains(r.Reason, "no provider") {
+		t.Errorf("b rejected by %+v, want the provider named", r)
+	}
+}
+
+// Karmada's scheduler ignores the spread constraints of a Divided
+// placement weighted by a static list or not weighted at all (its
+// admission makes an empty division preference Weighted); its filter still
+// needs the fields. A dynamic weight or an aggregated division keeps them.
+func TestFailoverRequestIgnoresSpreadOfAStaticOrEvenDivision(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("a", "", "", "", []string{"z1"}, nil),
+		affinityCluster("b", "", "", "", []string{"z2"}, nil),
+		affinityCluster("c", "", "", "", nil, nil),
+	}
+	static := &policyv1alpha1.ClusterPreferences{StaticWeightList: []policyv1alpha1.StaticClusterWeight{
+		{TargetCluster: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}}, Weight: 1},
+	}}
+	for _, tc := range []struct {
+		name    string
+		rs      *policyv1alpha1.ReplicaSchedulingStrategy
+		ignored bool
+	}{
+		{"duplicated", &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDuplicated}, false},
+		{"divided, no preference", &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided}, true},
+		{"weighted evenly", &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
+			ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted}, true},
+		{"weighted statically", &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
+			ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted, WeightPreference: static}, true},
+		{"weighted dynamically", &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
+			ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceWeighted,
+			WeightPreference:          &policyv1alpha1.ClusterPreferences{DynamicWeight: policyv1alpha1.DynamicWeightByAvailableReplicas}}, false},
+		{"aggregated", &policyv1alpha1.ReplicaSchedulingStrategy{ReplicaSchedulingType: policyv1alpha1.ReplicaSchedulingTypeDivided,
+			ReplicaDivisionPreference: policyv1alpha1.ReplicaDivisionPreferenceAggregated}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rb := &workv1alpha2.ResourceBinding{Spec: workv1alpha2.ResourceBindingSpec{
+				Replicas: 4,
+				Placement: &policyv1alpha1.Placement{ReplicaScheduling: tc.rs, SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+					{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 1, MaxGroups: 1},
+					{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: 1, MaxGroups: 1},
+				}},
+			}}
+			req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+			if got := req.ZoneSpread == nil && req.Spread == nil; got != tc.ignored {
+				t.Errorf("spreads ignored = %v (zone %+v, cluster %+v), want %v", got, req.ZoneSpread, req.Spread, tc.ignored)
+			}
+			res := scheduling.RunFilters(req.Workload, req.Clusters, req.Filters...)
+			if r, ok := res.Rejected["c"]; !ok || r.Filter != filterSpreadConstraint {
+				t.Errorf("c, without zones, rejected by %+v; want the %s filter either way", r, filterSpreadConstraint)
+			}
+		})
 	}
 }

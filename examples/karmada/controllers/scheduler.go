@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -221,7 +222,10 @@ func recordSchedulerObservation(u *statusUpdate) {
 // (taints matched with tolerations, evictions in progress, the eviction
 // history within block, suspension; the placement's cluster affinity, read
 // whole: names, exclusions, label and field selectors), its spread by
-// cluster and by zone (spread by region or provider is not read), and for
+// cluster, region and zone (a spread by provider, as in Karmada, only
+// needs every candidate to name its provider; a Divided placement weighted
+// statically or evenly keeps only that need, as Karmada's scheduler ignores
+// such a placement's spread constraints), and for
 // divided replicas the division: aggregated, or by the
 // static weight list (Karmada's rule: a cluster weighs the highest weight
 // of the rules that select it; every cluster weighs the same when no
@@ -266,13 +270,20 @@ func failoverRequest(rb client.Object, fl *fleet, history eviction.EvictionHisto
 				sreq.StaticWeights = usableWeights(staticWeights(rs.WeightPreference.StaticWeightList, clusters), selected, clusters, lostClusters(spec))
 			}
 		}
-		for _, sc := range p.SpreadConstraints {
-			bounds := &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
-			switch sc.SpreadByField {
-			case policyv1alpha1.SpreadByFieldCluster:
-				sreq.Spread = bounds
-			case policyv1alpha1.SpreadByFieldZone:
-				sreq.ZoneSpread = bounds
+		if needed := spreadFields(p.SpreadConstraints); len(needed) > 0 {
+			sreq.Filters = append(sreq.Filters, spreadFieldFilter(fl, needed))
+		}
+		if !spreadIgnored(p.ReplicaScheduling) {
+			for _, sc := range p.SpreadConstraints {
+				bounds := &scheduling.SpreadConstraint{MinGroups: int32(sc.MinGroups), MaxGroups: int32(sc.MaxGroups)}
+				switch sc.SpreadByField {
+				case policyv1alpha1.SpreadByFieldCluster:
+					sreq.Spread = bounds
+				case policyv1alpha1.SpreadByFieldRegion:
+					sreq.RegionSpread = bounds
+				case policyv1alpha1.SpreadByFieldZone:
+					sreq.ZoneSpread = bounds
+				}
 			}
 		}
 	}
@@ -300,4 +311,62 @@ func usableWeights(weights map[string]int64, selected map[string]bool, clusters 
 		}
 	}
 	return nil
+}
+
+// spreadIgnored reports whether Karmada's scheduler ignores the spread
+// constraints of a placement with this replica scheduling: Divided and
+// Weighted (the default Karmada's admission gives an empty preference),
+// by a static weight list or with no weight preference at all.
+func spreadIgnored(rs *policyv1alpha1.ReplicaSchedulingStrategy) bool {
+	if rs == nil || rs.ReplicaSchedulingType != policyv1alpha1.ReplicaSchedulingTypeDivided {
+		return false
+	}
+	if p := rs.ReplicaDivisionPreference; p != policyv1alpha1.ReplicaDivisionPreferenceWeighted && p != "" {
+		return false
+	}
+	wp := rs.WeightPreference
+	return wp == nil || (len(wp.StaticWeightList) > 0 && wp.DynamicWeight == "")
+}
+
+// spreadFields lists the cluster fields that spread constraints group by,
+// other than the cluster itself: each candidate must have them.
+func spreadFields(constraints []policyv1alpha1.SpreadConstraint) []policyv1alpha1.SpreadFieldValue {
+	var out []policyv1alpha1.SpreadFieldValue
+	for _, sc := range constraints {
+		switch sc.SpreadByField {
+		case policyv1alpha1.SpreadByFieldProvider, policyv1alpha1.SpreadByFieldRegion, policyv1alpha1.SpreadByFieldZone:
+			out = append(out, sc.SpreadByField)
+		}
+	}
+	return out
+}
+
+// filterSpreadConstraint names spreadFieldFilter in rejections, after
+// Karmada's filter plugin.
+const filterSpreadConstraint = "SpreadConstraint"
+
+// spreadFieldFilter rejects a cluster that lacks a field the placement
+// spreads by, as Karmada's SpreadConstraint filter plugin does.
+func spreadFieldFilter(fl *fleet, fields []policyv1alpha1.SpreadFieldValue) scheduling.Filter {
+	return scheduling.NamedFilter(filterSpreadConstraint, func(_ *scheduling.Workload, c *scheduling.Cluster) scheduling.Status {
+		cl := fl.cluster(c.Name)
+		if cl == nil {
+			return scheduling.Fit()
+		}
+		for _, field := range fields {
+			var missing bool
+			switch field {
+			case policyv1alpha1.SpreadByFieldProvider:
+				missing = cl.Spec.Provider == ""
+			case policyv1alpha1.SpreadByFieldRegion:
+				missing = cl.Spec.Region == ""
+			case policyv1alpha1.SpreadByFieldZone:
+				missing = len(cl.Spec.Zones) == 0
+			}
+			if missing {
+				return scheduling.Reject(fmt.Sprintf("the cluster has no %s, which the placement spreads by", field))
+			}
+		}
+		return scheduling.Fit()
+	})
 }

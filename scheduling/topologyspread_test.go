@@ -170,3 +170,148 @@ func TestZoneSpreadValidation(t *testing.T) {
 		t.Errorf("error = %v, want ErrInvalidRequest naming zoneSpread.minGroups", err)
 	}
 }
+
+// regionedFleet is zonedFleet with regions: a, b and c in eu (zones z1,
+// z1, z2), d and e in us (z3), f in ap without a zone, g without a region.
+func regionedFleet() []Cluster {
+	fleet := zonedFleet()
+	for i, region := range []string{"eu", "eu", "eu", "us", "us", "ap", ""} {
+		fleet[i].Region = region
+	}
+	return fleet
+}
+
+func TestRegionSpreadDuplicated(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		region, zone  *SpreadConstraint
+		only          []string
+		scores        map[string]int64
+		want          []string
+		reason        string
+		regionExclude []string
+	}{
+		// a (eu) stays; c failed. b (eu) comes first by name, but a
+		// cluster that opens a new region comes before it: d (us) and
+		// f (ap) both do, and d is first by name.
+		{name: "new region first", region: &SpreadConstraint{}, want: []string{"a", "d"}},
+		// One region: only eu is left, and g has no region.
+		{name: "one region", region: &SpreadConstraint{MaxGroups: 1}, want: []string{"a", "b"}, regionExclude: []string{"d", "e", "f", "g"}},
+		// A new region beats a better score in the covered one.
+		{name: "new region before score", region: &SpreadConstraint{MaxGroups: 2}, scores: map[string]int64{"b": 5}, want: []string{"a", "d"}},
+		// Room for one new region: us has two candidates, ap one, so us
+		// takes the room even when f scores best.
+		{name: "fullest new region", region: &SpreadConstraint{MaxGroups: 2}, scores: map[string]int64{"f": 5}, want: []string{"a", "d"}, regionExclude: []string{"f", "g"}},
+		// Two regions needed and the affinity leaves only eu.
+		{name: "minimum out of reach", region: &SpreadConstraint{MinGroups: 2}, only: []string{"a", "b", "c"}, want: []string{"a"}, reason: ReasonRegionSpread},
+		// Both spreads: at most one region and two zones. eu holds z1
+		// and z2; b (z1) is the only eu candidate left, as c failed.
+		{name: "region and zone", region: &SpreadConstraint{MaxGroups: 1}, zone: &SpreadConstraint{MaxGroups: 2}, want: []string{"a", "b"}, regionExclude: []string{"d", "e", "f", "g"}},
+		// The region spread alone would allow d, the zone spread keeps
+		// every cluster outside z1 out: the zone spread is the reason.
+		{name: "zone spread decides", region: &SpreadConstraint{MaxGroups: 2}, zone: &SpreadConstraint{MaxGroups: 1, MinGroups: 1}, only: []string{"a", "c", "d"}, want: []string{"a"}, reason: ReasonZoneSpread},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := zonedRequest(tc.zone)
+			req.Clusters = regionedFleet()
+			req.RegionSpread = tc.region
+			req.Scores = tc.scores
+			if tc.only != nil {
+				req.Filters = append(DefaultFilters(), ClusterNames(tc.only...))
+			}
+			plan, err := Replace(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, names(plan.Targets)); diff != "" {
+				t.Errorf("targets (-want +got):\n%s", diff)
+			}
+			if plan.Reason != tc.reason || !plan.Changed {
+				t.Errorf("Reason = %q, Changed = %v; want %q, true", plan.Reason, plan.Changed, tc.reason)
+			}
+			if tc.regionExclude != nil && !cmp.Equal(plan.RegionExcluded, tc.regionExclude) {
+				t.Errorf("RegionExcluded = %v, want %v", plan.RegionExcluded, tc.regionExclude)
+			}
+		})
+	}
+}
+
+// TestRegionBeforeZone: with two clusters to add, one opening a new region
+// and one opening only a new zone, the region comes first even when the
+// zone's cluster scores better; the second pick then opens what is left.
+func TestRegionBeforeZone(t *testing.T) {
+	fleet := []Cluster{
+		{Name: "a", Region: "eu", Zones: []string{"z1"}},
+		{Name: "b", Region: "eu", Zones: []string{"z2"}},
+		{Name: "c", Region: "us", Zones: []string{"z1"}},
+		{Name: "d", Region: "eu", Zones: []string{"z1"}},
+		{Name: "x", Region: "eu", Zones: []string{"z1"}},
+		{Name: "y", Region: "eu", Zones: []string{"z1"}},
+	}
+	placed := []eviction.TargetCluster{{Name: "a", Replicas: 1}, {Name: "x", Replicas: 1}, {Name: "y", Replicas: 1}}
+	req := &Request{
+		Type:         Duplicated,
+		Targets:      keptAfter(placed, "x", "y"),
+		Evicted:      evictedFrom(placed, "x", "y"),
+		Clusters:     fleet,
+		RegionSpread: &SpreadConstraint{},
+		ZoneSpread:   &SpreadConstraint{},
+		Replicas:     1,
+		Scores:       map[string]int64{"b": 9, "d": 9},
+	}
+	plan, err := Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var to []string
+	for _, m := range plan.Moves {
+		to = append(to, m.To)
+	}
+	// c opens us; then b opens z2 before d, which opens nothing.
+	if !cmp.Equal(to, []string{"c", "b"}) {
+		t.Errorf("clusters added in the order %v, want [c b]", to)
+	}
+}
+
+func TestRegionSpreadDivided(t *testing.T) {
+	// Six replicas on a (eu) 2, c (eu) 2, d (us) 2; d fails. Within one
+	// region its replicas stay in eu: a, b and c weigh the same, and by
+	// the largest remainder the two go to a and b.
+	placed := []eviction.TargetCluster{{Name: "a", Replicas: 2}, {Name: "c", Replicas: 2}, {Name: "d", Replicas: 2}}
+	req := &Request{
+		Type:         Divided,
+		Targets:      keptAfter(placed, "d"),
+		Evicted:      evictedFrom(placed, "d"),
+		Clusters:     regionedFleet(),
+		RegionSpread: &SpreadConstraint{MaxGroups: 1},
+		Replicas:     6,
+	}
+	plan, err := Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []eviction.TargetCluster{{Name: "a", Replicas: 3}, {Name: "b", Replicas: 1}, {Name: "c", Replicas: 2}}
+	if diff := cmp.Diff(want, plan.Targets); diff != "" || plan.Unplaced != 0 {
+		t.Errorf("targets (-want +got):\n%s\nunplaced %d", diff, plan.Unplaced)
+	}
+	// Every cluster is evicted and only g (no region) may take the
+	// replicas: nothing is placed, and the region spread is the reason.
+	req.Filters = append(DefaultFilters(), ClusterNames("a", "c", "d", "g"))
+	req.Targets, req.Evicted = nil, placed
+	plan, err = Replace(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Reason != ReasonRegionSpread || !cmp.Equal(plan.RegionExcluded, []string{"g"}) || plan.Unplaced != 6 {
+		t.Errorf("reason %q, region-excluded %v, unplaced %d; want %s, [g], 6", plan.Reason, plan.RegionExcluded, plan.Unplaced, ReasonRegionSpread)
+	}
+}
+
+func TestRegionSpreadValidation(t *testing.T) {
+	req := zonedRequest(nil)
+	req.RegionSpread = &SpreadConstraint{MinGroups: -1}
+	_, err := Replace(req)
+	if !errors.Is(err, ErrInvalidRequest) || !strings.Contains(err.Error(), "regionSpread.minGroups") {
+		t.Errorf("error = %v, want ErrInvalidRequest naming regionSpread.minGroups", err)
+	}
+}
