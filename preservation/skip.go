@@ -220,7 +220,8 @@ func skipEscape(data []byte, pos int) (int, error) {
 }
 
 func skipSpaceAt(data []byte, pos int) int {
-	for pos < len(data) {
+	// Most documents are compact: one comparison sees there is no space.
+	for pos < len(data) && data[pos] <= ' ' {
 		switch data[pos] {
 		case ' ', '\t', '\n', '\r':
 			pos++
