@@ -305,3 +305,16 @@ func (f *fixture) watchEach(list client.ObjectList, handle func(watch.Event), op
 		}
 	}()
 }
+
+// taint adds a taint, stamped at the fake clock's now, to a cluster.
+func (f *fixture) taint(cluster string, key string, effect corev1.TaintEffect) {
+	f.t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := f.cluster(cluster)
+		at := metav1.NewTime(f.clock.Now())
+		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: key, Effect: effect, TimeAdded: &at})
+		return f.c.Update(f.ctx, cl)
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+}

@@ -55,14 +55,7 @@ func TestStory10RegionSpreadReplacesInANewRegion(t *testing.T) {
 	f.waitWork(rb, c, true)
 
 	// c is taken out: an untolerated NoExecute taint evicts at once.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := f.cluster(c)
-		now := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		return f.c.Update(f.ctx, cl)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.taint(c, "maintenance", corev1.TaintEffectNoExecute)
 	rb = f.waitBinding("web", "re-placed in a new region", func(rb *workv1alpha2.ResourceBinding) bool {
 		return slices.Equal(taskClusters(rb), []string{c}) && len(clusterNames(rb)) == 2
 	})

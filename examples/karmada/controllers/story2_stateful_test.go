@@ -11,8 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
@@ -70,18 +68,7 @@ func TestStory2GracefulStatefulFailoverInjectsNoState(t *testing.T) {
 	}))
 
 	// An operator drains the old cluster with a NoExecute taint.
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := &clusterv1alpha1.Cluster{}
-		if err := f.c.Get(f.ctx, client.ObjectKey{Name: oldCluster}, cl); err != nil {
-			return err
-		}
-		now := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		return f.c.Update(f.ctx, cl)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.taint(oldCluster, "maintenance", corev1.TaintEffectNoExecute)
 
 	rb = f.waitBinding("wordcount", "the job moves with its state", func(rb *workv1alpha2.ResourceBinding) bool {
 		return slices.Equal(clusterNames(rb), []string{newCluster}) && len(rb.Spec.GracefulEvictionTasks) == 1

@@ -120,15 +120,7 @@ func TestStory7DirectlyHoldsDispatchUntilOldCopyIsGone(t *testing.T) {
 		"jobStatus": map[string]any{"jobId": "9f1e2d3c4b5a", "state": "RUNNING"},
 	}))
 
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := f.cluster(oldCluster)
-		now := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		return f.c.Update(f.ctx, cl)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.taint(oldCluster, "maintenance", corev1.TaintEffectNoExecute)
 
 	// The job is placed on the new cluster and the old Work is being
 	// deleted, but the new Work is held back.

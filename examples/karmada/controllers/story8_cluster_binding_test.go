@@ -75,14 +75,7 @@ func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
 	}
 	f.waitWork(get(), from, true)
 
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := f.cluster(from)
-		now := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		return f.c.Update(f.ctx, cl)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.taint(from, "maintenance", corev1.TaintEffectNoExecute)
 	f.eventually("evicted and re-placed", func() (bool, string) {
 		cur := get()
 		var clusters, tasks []string

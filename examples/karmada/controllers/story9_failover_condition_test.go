@@ -221,19 +221,6 @@ func TestStory9FailoverConditionFollowsAnOutage(t *testing.T) {
 	}
 }
 
-// taint adds a taint, stamped at the fake clock's now, to a cluster.
-func (f *fixture) taint(cluster string, key string, effect corev1.TaintEffect) {
-	f.t.Helper()
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := f.cluster(cluster)
-		at := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: key, Effect: effect, TimeAdded: &at})
-		return f.c.Update(f.ctx, cl)
-	}); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
 // Story 9, purge mode Directly: the new copy waits for the old one to be
 // gone. The condition and fleetover-explain say so, naming the old
 // cluster; once the old Work is gone the binding waits for the new copy

@@ -13,7 +13,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
@@ -113,14 +112,7 @@ func TestClusterFailoverWrites(t *testing.T) {
 	f.setHealth("web", healthItem(oldCluster, "Healthy", nil))
 
 	counter.armed.Store(true)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := f.cluster(oldCluster)
-		now := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		return f.c.Update(f.ctx, cl)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.taint(oldCluster, "maintenance", corev1.TaintEffectNoExecute)
 	rb = f.waitBinding("web", "moved with a task", func(rb *workv1alpha2.ResourceBinding) bool {
 		return slices.Equal(clusterNames(rb), []string{newCluster}) && len(rb.Spec.GracefulEvictionTasks) == 1 &&
 			rb.Status.SchedulerObservedGeneration == rb.Generation
@@ -199,14 +191,7 @@ func TestClusterFailoverWritesSeveralBindingsAtOnce(t *testing.T) {
 	// binding, so one reconcile evicts them all.
 	f.clock.Step(time.Second)
 	counter.armed.Store(true)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := f.cluster(oldCluster)
-		now := metav1.NewTime(f.clock.Now())
-		cl.Spec.Taints = append(cl.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &now})
-		return f.c.Update(f.ctx, cl)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.taint(oldCluster, "maintenance", corev1.TaintEffectNoExecute)
 	for i := range bindings {
 		f.waitBinding(fmt.Sprintf("web-%d", i), "moved with one task, generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
 			return slices.Equal(clusterNames(rb), []string{newCluster}) && slices.Equal(taskClusters(rb), []string{oldCluster}) &&
