@@ -2,6 +2,7 @@ package why_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,25 @@ func TestWorkloadRegionSpreadLeavesNoPlace(t *testing.T) {
 	in.Placement.RegionSpread.MaxGroups = 2
 	if c := why.Workload(in); hasReason(c, why.ReasonRegionSpreadBlocks) || !hasReason(c, why.ReasonPlacementDue) {
 		t.Fatalf("with two regions allowed c should take the workload:\n%s", render(c))
+	}
+}
+
+// A later affinity group (an alternative request) answers when the group
+// in use has no room: the workload on a and b, held to two clusters, may
+// run in a primary group (a, b) or a backup group (c, d); b is down.
+func TestWorkloadAlternativeGroupTakesTheWorkload(t *testing.T) {
+	in := outage(10 * time.Minute)
+	in.Clusters = append(in.Clusters, readyCluster("d", "z1"))
+	in.Placement.Clusters = append(in.Placement.Clusters, scheduling.Cluster{Name: "d"})
+	in.Placement.Spread = &scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2}
+	backup := *in.Placement
+	backup.Filters = append(slices.Clone(in.Placement.Filters), scheduling.SelectedClusters(map[string]bool{"c": true, "d": true}))
+	in.Placement.Filters = append(in.Placement.Filters, scheduling.SelectedClusters(map[string]bool{"a": true, "b": true}))
+	if c := why.Workload(in); hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("without the backup group the primary one has no room, yet the chain says:\n%s", render(c))
+	}
+	in.Alternatives = []*scheduling.Request{&backup}
+	if c := why.Workload(in); !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("the backup group should take the workload:\n%s", render(c))
 	}
 }

@@ -80,6 +80,12 @@ type Input struct {
 	// (Workload, Type, Clusters, Filters, ...; Targets and Evicted are set
 	// here); nil leaves placement out.
 	Placement *scheduling.Request
+	// Alternatives are re-placement requests tried in order when Placement
+	// places nothing, as the later groups of Karmada's clusterAffinities
+	// are: the first that places is the answer, and it takes the whole
+	// placement (a target its filters reject leaves as well). Targets and
+	// Evicted are set here, as for Placement.
+	Alternatives []*scheduling.Request
 	// Dispatched lists the targets that already run a copy; the dispatch
 	// gate is asked only about the others. Nil asks about every target.
 	Dispatched []string
@@ -253,29 +259,66 @@ func (c *Chain) placement(in Input, lost []string) {
 	if len(lost) == 0 {
 		return
 	}
-	req := *in.Placement
-	req.Targets, req.Evicted = nil, nil
+	var kept, evicted []eviction.TargetCluster
 	for _, t := range in.Targets {
 		if slices.Contains(lost, t.Name) {
-			req.Evicted = append(req.Evicted, t)
+			evicted = append(evicted, t)
 		} else {
-			req.Targets = append(req.Targets, t)
+			kept = append(kept, t)
 		}
 	}
 	for _, n := range lost {
-		if !slices.ContainsFunc(req.Evicted, func(t eviction.TargetCluster) bool { return t.Name == n }) {
+		if !slices.ContainsFunc(evicted, func(t eviction.TargetCluster) bool { return t.Name == n }) {
 			// An eviction task records the replicas it took away.
-			t := eviction.TargetCluster{Name: n, Replicas: req.Replicas}
+			t := eviction.TargetCluster{Name: n, Replicas: in.Placement.Replicas}
 			for _, task := range in.Tasks {
 				if task.FromCluster == n && task.Replicas != nil {
 					t.Replicas = *task.Replicas
 				}
 			}
-			req.Evicted = append(req.Evicted, t)
+			evicted = append(evicted, t)
 		}
 	}
+	req := *in.Placement
+	req.Targets, req.Evicted = kept, evicted
 	plan, err := scheduling.Replace(&req)
+	if err == nil && (!plan.Changed || plan.Reason != "") {
+		for _, alt := range in.Alternatives {
+			altReq := alternativeRequest(alt, kept, evicted)
+			if altPlan, altErr := scheduling.Replace(altReq); altErr == nil && altPlan.Changed && altPlan.Reason == "" {
+				plan = altPlan
+				break
+			}
+		}
+	}
 	c.add(Placement(lost, plan, err))
+}
+
+// alternativeRequest is alt with the placement it would take over: the
+// kept targets its filters let stay, and everything else evicted.
+func alternativeRequest(alt *scheduling.Request, kept, evicted []eviction.TargetCluster) *scheduling.Request {
+	req := *alt
+	req.Targets, req.Evicted = nil, slices.Clone(evicted)
+	var w scheduling.Workload
+	if alt.Workload != nil {
+		w = *alt.Workload
+	}
+	for _, t := range kept {
+		w.Placement = append(w.Placement, t.Name)
+	}
+	filters := alt.Filters
+	if filters == nil {
+		filters = scheduling.DefaultFilters()
+	}
+	res := scheduling.RunFilters(&w, alt.Clusters, filters...)
+	for _, t := range kept {
+		if _, rejected := res.Rejected[t.Name]; rejected {
+			req.Evicted = append(req.Evicted, t)
+		} else {
+			req.Targets = append(req.Targets, t)
+		}
+	}
+	return &req
 }
 
 func findCluster(clusters []Cluster, name string) *Cluster {

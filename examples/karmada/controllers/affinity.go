@@ -122,6 +122,54 @@ func staticWeights(list []policyv1alpha1.StaticClusterWeight, clusters []cluster
 	return out
 }
 
+// affinityTerm is one cluster affinity a placement offers: its
+// clusterAffinity (name empty), or one term of its clusterAffinities.
+// A nil affinity selects every cluster.
+type affinityTerm struct {
+	name     string
+	affinity *policyv1alpha1.ClusterAffinity
+}
+
+// affinityTerms lists the affinities a re-placement tries, in order, as
+// Karmada's scheduler tries them: the placement's clusterAffinity alone;
+// or its clusterAffinities from the term the scheduler last placed by
+// (status.schedulerObservingAffinityName, the first when it names none
+// of them) to the last. It never goes back to an earlier term: a workload
+// moved to a backup group stays there until its placement changes.
+func affinityTerms(p *policyv1alpha1.Placement, observed string) []affinityTerm {
+	if p == nil {
+		return nil
+	}
+	if p.ClusterAffinities == nil {
+		return []affinityTerm{{affinity: p.ClusterAffinity}}
+	}
+	start := 0
+	for i := range p.ClusterAffinities {
+		if p.ClusterAffinities[i].AffinityName == observed {
+			start = i
+			break
+		}
+	}
+	terms := make([]affinityTerm, 0, len(p.ClusterAffinities)-start)
+	for i := start; i < len(p.ClusterAffinities); i++ {
+		t := &p.ClusterAffinities[i]
+		terms = append(terms, affinityTerm{name: t.AffinityName, affinity: &t.ClusterAffinity})
+	}
+	return terms
+}
+
+// selected returns the clusters of fl the term selects, matched once.
+func (t affinityTerm) selected(fl *fleet) map[string]bool {
+	out := make(map[string]bool, len(fl.clusters))
+	sel := compileAffinity(t.affinity)
+	for i := range fl.clusters {
+		if sel.matches(&fl.clusters[i]) {
+			out[fl.clusters[i].Name] = true
+		}
+	}
+	return out
+}
+
 // fleet is the clusters as read, with the view scheduling takes of them,
 // built once: a taint manager reconcile re-places every binding it evicts
 // over the same fleet. Neither is modified after newFleet.

@@ -17,6 +17,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/scheduling"
+	"github.com/fleetover/fleetover/why"
 )
 
 func affinityCluster(name, provider, region, zone string, zones []string, labels map[string]string) clusterv1alpha1.Cluster {
@@ -265,6 +266,152 @@ func TestFailoverRequestIgnoresSpreadOfAStaticOrEvenDivision(t *testing.T) {
 			res := scheduling.RunFilters(req.Workload, req.Clusters, req.Filters...)
 			if r, ok := res.Rejected["c"]; !ok || r.Filter != filterSpreadConstraint {
 				t.Errorf("c, without zones, rejected by %+v; want the %s filter either way", r, filterSpreadConstraint)
+			}
+		})
+	}
+}
+
+// groupedBinding: a Duplicated workload on two clusters that may run in
+// a primary group (p1, p2) or, failing that, a backup group (b1, b2); it
+// lost p1, and p2 stayed.
+func groupedBinding(observed string) *workv1alpha2.ResourceBinding {
+	return &workv1alpha2.ResourceBinding{
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Replicas: 1,
+			Clusters: []workv1alpha2.TargetCluster{{Name: "p2", Replicas: 1}},
+			GracefulEvictionTasks: []workv1alpha2.GracefulEvictionTask{
+				{FromCluster: "p1", ClustersBeforeFailover: []string{"p1", "p2"}},
+			},
+			Placement: &policyv1alpha1.Placement{
+				ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
+					{AffinityName: "primary", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"p1", "p2"}}},
+					{AffinityName: "backup", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{"b1", "b2"}}},
+				},
+				SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+					{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
+				},
+			},
+		},
+		Status: workv1alpha2.ResourceBindingStatus{SchedulerObservedAffinityName: observed},
+	}
+}
+
+func TestAffinityTermsStartFromTheTermInUse(t *testing.T) {
+	p := groupedBinding("").Spec.Placement
+	for _, tc := range []struct {
+		observed string
+		want     []string
+	}{
+		{"", []string{"primary", "backup"}},
+		{"primary", []string{"primary", "backup"}},
+		{"backup", []string{"backup"}},
+		{"gone", []string{"primary", "backup"}}, // a term since removed: from the first, as Karmada
+	} {
+		var got []string
+		for _, term := range affinityTerms(p, tc.observed) {
+			got = append(got, term.name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("observed %q: terms %v, want %v", tc.observed, got, tc.want)
+		}
+	}
+	single := &policyv1alpha1.Placement{ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}}}
+	if terms := affinityTerms(single, "backup"); len(terms) != 1 || terms[0].name != "" || terms[0].affinity != single.ClusterAffinity {
+		t.Errorf("clusterAffinity: terms %+v, want the one affinity, unnamed", terms)
+	}
+}
+
+// With no room left in the primary group the workload moves whole to the
+// backup group, p2 included, and the binding records the term; from there
+// it does not go back, though p2 could take a copy again.
+func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("b1", "", "", "", nil, nil),
+		affinityCluster("b2", "", "", "", nil, nil),
+		affinityCluster("b3", "", "", "", nil, nil),
+		affinityCluster("p1", "", "", "", nil, nil),
+		affinityCluster("p2", "", "", "", nil, nil),
+	}
+	rb := groupedBinding("")
+	plan, name, placed, err := replaceLost(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	if err != nil || !placed || name != "backup" {
+		t.Fatalf("placed %v by %q (%v), want placed by backup", placed, name, err)
+	}
+	if got := names(rb.Spec.Clusters); !slices.Equal(got, []string{"b1", "b2"}) {
+		t.Fatalf("clusters %v, want [b1 b2]; plan %+v", got, plan)
+	}
+
+	// Later b1 fails too. In the backup group b3 takes its place; p1 and
+	// p2 are not tried again.
+	rb = groupedBinding("backup")
+	rb.Spec.Placement.ClusterAffinities[1].ClusterNames = []string{"b1", "b2", "b3"}
+	rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "b2", Replicas: 1}}
+	rb.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "b1", ClustersBeforeFailover: []string{"b1", "b2"}}}
+	_, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	if err != nil || !placed || name != "backup" {
+		t.Fatalf("placed %v by %q (%v), want placed by backup", placed, name, err)
+	}
+	if got := names(rb.Spec.Clusters); !slices.Equal(got, []string{"b2", "b3"}) {
+		t.Fatalf("clusters %v, want [b2 b3]", got)
+	}
+
+	// With no group left that has room, nothing changes.
+	rb = groupedBinding("backup")
+	rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "b2", Replicas: 1}}
+	rb.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "b1", ClustersBeforeFailover: []string{"b1", "b2"}}}
+	plan, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	if err != nil || placed || name != "" || plan.Reason != scheduling.ReasonInsufficientCandidates {
+		t.Fatalf("placed %v by %q, reason %q (%v); want nothing placed, InsufficientCandidates", placed, name, plan.Reason, err)
+	}
+	if got := names(rb.Spec.Clusters); !slices.Equal(got, []string{"b2"}) {
+		t.Fatalf("clusters %v, want [b2] unchanged", got)
+	}
+}
+
+func names(targets []workv1alpha2.TargetCluster) []string {
+	out := make([]string, len(targets))
+	for i, t := range targets {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// The explanation tries the later affinity groups as the scheduler does:
+// with p1 tainted and no room left in the primary group, the placement
+// step says the workload is placed elsewhere, in the backup group.
+func TestExplainTriesTheLaterAffinityGroups(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	taintedAt := metav1.NewTime(now.Add(-time.Minute))
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("b1", "", "", "", nil, nil),
+		affinityCluster("b2", "", "", "", nil, nil),
+		affinityCluster("p1", "", "", "", nil, nil),
+		affinityCluster("p2", "", "", "", nil, nil),
+	}
+	for i := range clusters {
+		clusters[i].Status.Conditions = []metav1.Condition{{Type: clusterv1alpha1.ClusterConditionReady, Status: metav1.ConditionTrue}}
+	}
+	clusters[2].Spec.Taints = []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoExecute, TimeAdded: &taintedAt}}
+	for _, tc := range []struct {
+		name   string
+		groups int
+		placed bool
+	}{
+		{"primary group only", 1, false},
+		{"with the backup group", 2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rb := groupedBinding("")
+			rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "p1", Replicas: 1}, {Name: "p2", Replicas: 1}}
+			rb.Spec.GracefulEvictionTasks = nil
+			rb.Spec.Placement.ClusterAffinities = rb.Spec.Placement.ClusterAffinities[:tc.groups]
+			in := whyInput(&explainFacts{binding: rb, clusters: clusters}, ExplainConfig{ClusterFailover: true}, now)
+			chain := why.Workload(in)
+			placed := slices.ContainsFunc(chain.Steps, func(e why.Explanation) bool { return e.Reason == why.ReasonPlacementDue })
+			if placed != tc.placed {
+				var b strings.Builder
+				_ = chain.Render(&b)
+				t.Fatalf("placement due %v, want %v:\n%s", placed, tc.placed, b.String())
 			}
 		})
 	}

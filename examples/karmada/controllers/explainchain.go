@@ -119,7 +119,14 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	in.Tolerations = failover.AddDefaultClusterTolerations(tolerations, cfg.DefaultTolerations)
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
-	in.Placement = failoverRequest(f.binding, newFleet(f.clusters), history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+	fl := newFleet(f.clusters)
+	in.Placement = failoverRequest(f.binding, fl, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+	// The later groups of clusterAffinities, as the scheduler tries them.
+	if terms := affinityTerms(spec.Placement, status.SchedulerObservedAffinityName); len(terms) > 1 {
+		for _, term := range terms[1:] {
+			in.Alternatives = append(in.Alternatives, termRequest(f.binding, fl, term, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now))
+		}
+	}
 	// The clusters are read already: no Get per old copy.
 	in.OldCopies = oldCopiesOf(f.works, in.Tasks, func(cluster string) bool {
 		cl := byName[cluster]

@@ -80,12 +80,13 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 
 	var next time.Time
 	var plan scheduling.Plan
+	var affinityName string
 	var problems []string
 	rb := s.Kind.NewObject()
 	rb.SetNamespace(req.Namespace)
 	rb.SetName(req.Name)
 	err := patchObject(ctx, s.Client, rb, func(client.Object) bool {
-		next, plan, problems = time.Time{}, scheduling.Plan{}, nil
+		next, plan, affinityName, problems = time.Time{}, scheduling.Plan{}, "", nil
 		if !rb.GetDeletionTimestamp().IsZero() {
 			return false
 		}
@@ -102,12 +103,12 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		removed, expiry := history.GC(block, now)
 		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		p, placed, err := replaceLost(rb, newFleet(clusters.Items), history, block, s.DefaultTolerations, s.Tolerations, now)
+		p, name, placed, err := replaceLost(rb, newFleet(clusters.Items), history, block, s.DefaultTolerations, s.Tolerations, now)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return changed
 		}
-		plan = p
+		plan, affinityName = p, name
 		next = earliest(next, p.Filtered.RetryAt)
 		return changed || placed
 	})
@@ -131,6 +132,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		st.SchedulerObservedGeneration = o.GetGeneration()
 		return true
 	})
+	recordAffinityName(&status, affinityName)
 	var condition conditionUpdate
 	if s.Conditions != nil {
 		works, err := bindingWorks(ctx, s.Client, rb)
@@ -157,22 +159,25 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 // ClustersBeforeFailover (lostClusters), scheduling.Replace picks the
 // replacements (filters: taints matched with tolerations, evictions in
 // progress, the eviction history within block, suspension; the binding's
-// affinity, its spread by cluster and by zone) and spec.clusters gets them. It reports the
-// plan and whether spec changed. The scheduler runs it in its own
+// affinity, its spreads) and spec.clusters gets them. With
+// clusterAffinities it tries the groups in order from the one in use
+// (affinityTerms) and takes the first that places what was lost. It
+// reports the plan, the name of the affinity term it placed by (empty for
+// a placement without clusterAffinities, or when nothing was placed) and
+// whether spec changed. The scheduler runs it in its own
 // reconcile; the taint manager runs it in the reconcile that evicts, so the
 // eviction and the new placement are one write.
 func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
-	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, bool, error) {
+	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, string, bool, error) {
 	spec := bindingSpec(rb)
 	failed := lostClusters(spec)
 	if len(failed) == 0 {
-		return scheduling.Plan{}, false, nil
+		return scheduling.Plan{}, "", false, nil
 	}
-	sreq := failoverRequest(rb, fl, history, block, defaults, tolerations, now)
-	sreq.Targets = toTargets(spec.Clusters)
 	// The taint manager and the application-failover controller ran
 	// eviction.Evict; what they took out of the placement is what their
 	// tasks recorded.
+	var evicted []eviction.TargetCluster
 	for _, name := range failed {
 		replicas := spec.Replicas
 		for i := range spec.GracefulEvictionTasks {
@@ -180,21 +185,73 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 				replicas = *t.Replicas
 			}
 		}
-		sreq.Evicted = append(sreq.Evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
+		evicted = append(evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
 	}
-	p, err := scheduling.Replace(sreq)
-	if err != nil || !p.Changed {
-		return p, false, err
+	terms := affinityTerms(spec.Placement, bindingStatus(rb).SchedulerObservedAffinityName)
+	if len(terms) == 0 {
+		terms = []affinityTerm{{}}
 	}
-	targets := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
-	for _, tc := range p.Targets {
-		if slices.Contains(failed, tc.Name) {
-			continue // a failed cluster kept only because its failover is paused
+	var first scheduling.Plan
+	for i, term := range terms {
+		sreq := termRequest(rb, fl, term, history, block, defaults, tolerations, now)
+		sreq.Targets, sreq.Evicted = toTargets(spec.Clusters), evicted
+		if i > 0 {
+			// A later affinity group takes the whole placement, as
+			// Karmada's scheduler moves it: the clusters that stayed but
+			// lie outside the group leave it too.
+			selected := term.selected(fl)
+			var inGroup []eviction.TargetCluster
+			leaving := slices.Clone(evicted)
+			for _, t := range sreq.Targets {
+				if selected[t.Name] {
+					inGroup = append(inGroup, t)
+				} else {
+					leaving = append(leaving, t)
+				}
+			}
+			sreq.Targets, sreq.Evicted = inGroup, leaving
 		}
-		targets = append(targets, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+		p, err := scheduling.Replace(sreq)
+		if err != nil {
+			return p, "", false, err
+		}
+		if i == 0 {
+			first = p
+		}
+		if !p.Changed || p.Reason != "" {
+			continue // nothing placed within this group: try the next one
+		}
+		targets := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
+		for _, tc := range p.Targets {
+			if slices.Contains(failed, tc.Name) {
+				continue // a failed cluster kept only because its failover is paused
+			}
+			targets = append(targets, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+		}
+		spec.Clusters = targets
+		return p, term.name, true, nil
 	}
-	spec.Clusters = targets
-	return p, true, nil
+	// No group has room: the answer for the group in use stands, and
+	// says why.
+	return first, "", false, nil
+}
+
+// recordAffinityName adds to a status update the name of the affinity
+// term a re-placement placed by (status.schedulerObservingAffinityName, as
+// Karmada's scheduler records it), when it is one of clusterAffinities and
+// not the name already there; the next re-placement starts from that term.
+func recordAffinityName(u *statusUpdate, name string) {
+	if name == "" {
+		return
+	}
+	u.add(func(o client.Object) bool {
+		st := bindingStatus(o)
+		if st.SchedulerObservedAffinityName == name {
+			return false
+		}
+		st.SchedulerObservedAffinityName = name
+		return true
+	})
 }
 
 // recordSchedulerObservation adds the failover scheduler's observation to
@@ -220,8 +277,9 @@ func recordSchedulerObservation(u *statusUpdate) {
 // failoverRequest is the failover scheduler's re-placement request for
 // binding rb, without its Targets and Evicted: the fleet, the filters
 // (taints matched with tolerations, evictions in progress, the eviction
-// history within block, suspension; the placement's cluster affinity, read
-// whole: names, exclusions, label and field selectors), its spread by
+// history within block, suspension; the placement's cluster affinity, or
+// the clusterAffinities term in use, read whole: names, exclusions, label
+// and field selectors), its spread by
 // cluster, region and zone (a spread by provider, as in Karmada, only
 // needs every candidate to name its provider; a Divided placement weighted
 // statically or evenly keeps only that need, as Karmada's scheduler ignores
@@ -232,6 +290,17 @@ func recordSchedulerObservation(u *statusUpdate) {
 // cluster the replicas could go to has a weight). The explanation asks the
 // same question.
 func failoverRequest(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
+	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
+	spec := bindingSpec(rb)
+	var term affinityTerm
+	if terms := affinityTerms(spec.Placement, bindingStatus(rb).SchedulerObservedAffinityName); len(terms) > 0 {
+		term = terms[0]
+	}
+	return termRequest(rb, fl, term, history, block, defaults, tolerations, now)
+}
+
+// termRequest is failoverRequest with the cluster affinity of term.
+func termRequest(rb client.Object, fl *fleet, term affinityTerm, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
 	spec := bindingSpec(rb)
 	clusters := fl.clusters
@@ -251,14 +320,8 @@ func failoverRequest(rb client.Object, fl *fleet, history eviction.EvictionHisto
 		clusterTolerations = p.ClusterTolerations
 		// The clusters the affinity selects, matched once for the filter
 		// and the weights.
-		selected := map[string]bool{}
-		affinity := compileAffinity(p.ClusterAffinity)
-		for i := range clusters {
-			if affinity.matches(&clusters[i]) {
-				selected[clusters[i].Name] = true
-			}
-		}
-		if p.ClusterAffinity != nil {
+		selected := term.selected(fl)
+		if term.affinity != nil {
 			sreq.Filters = append(sreq.Filters, scheduling.SelectedClusters(selected))
 		}
 		if rs := p.ReplicaScheduling; rs != nil && rs.ReplicaSchedulingType == policyv1alpha1.ReplicaSchedulingTypeDivided {

@@ -233,11 +233,12 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 	var refusal error
 	refusalReason := ""
 	wrote := false
+	affinityName := ""
 	b := kindOf(rb).NewObject()
 	b.SetNamespace(rb.GetNamespace())
 	b.SetName(rb.GetName())
 	err := patchObject(ctx, m.Client, b, func(client.Object) bool {
-		refusal, refusalReason, outcome, wrote = nil, "", "", false
+		refusal, refusalReason, outcome, wrote, affinityName = nil, "", "", false, ""
 		var state map[string]string
 		if sp != nil && sp.StatePreservation != nil {
 			s, err := extractState(m.Rules, sp.StatePreservation, bindingStatus(b), cluster)
@@ -260,7 +261,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			// write. A history that cannot be read, or no cluster that
 			// fits, is left to the scheduler, which reports it.
 			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
-				_, _, _ = replaceLost(b, fl, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
+				_, affinityName, _, _ = replaceLost(b, fl, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
 			}
 		}
 		return changed
@@ -271,6 +272,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 	if wrote && m.InlineScheduling {
 		var status statusUpdate
 		recordSchedulerObservation(&status)
+		recordAffinityName(&status, affinityName)
 		var condition conditionUpdate
 		if m.Conditions != nil {
 			works, err := bindingWorks(ctx, m.Client, b)
