@@ -54,6 +54,10 @@ type PolicyInput struct {
 	// PlacementPath; nil skips the check for a cluster to move to.
 	Placement     *scheduling.Request
 	PlacementPath *field.Path
+	// Alternatives are the later placements the scheduler would try when
+	// Placement has no room (Input.Alternatives): a cluster one of them
+	// lets in is a place to move to as well.
+	Alternatives []*scheduling.Request
 }
 
 // Warnings returns the settings of in whose failover can never fire, each
@@ -92,13 +96,18 @@ func Warnings(in PolicyInput) []Warning {
 			warn(tp.Index(i), ReasonTaintToleratedForever, "tolerates the %s NoExecute taint without tolerationSeconds, so the workload never leaves such a cluster; set tolerationSeconds", key)
 		}
 	}
-	if req := in.Placement; req != nil {
-		res := scheduling.RunFilters(req.Workload, req.Clusters, req.Filters...)
-		if !slices.ContainsFunc(res.Feasible, func(n string) bool { return !placed(req.Targets, n) }) {
-			warn(orPath(in.PlacementPath, "placement"), ReasonNoClusterLeft, "no cluster outside the current placement passes the placement's filters, so an evicted copy has nowhere to go")
-		}
+	if req := in.Placement; req != nil && !roomOutside(req, req.Targets) &&
+		!slices.ContainsFunc(in.Alternatives, func(alt *scheduling.Request) bool { return roomOutside(alt, req.Targets) }) {
+		warn(orPath(in.PlacementPath, "placement"), ReasonNoClusterLeft, "no cluster outside the current placement passes the placement's filters, so an evicted copy has nowhere to go")
 	}
 	return out
+}
+
+// roomOutside reports whether a cluster outside targets passes req's
+// filters.
+func roomOutside(req *scheduling.Request, targets []eviction.TargetCluster) bool {
+	res := scheduling.RunFilters(req.Workload, req.Clusters, req.Filters...)
+	return slices.ContainsFunc(res.Feasible, func(n string) bool { return !placed(targets, n) })
 }
 
 func neverWithState(mode eviction.PurgeMode, sp *preservation.StatePreservation, p *field.Path, warn func(*field.Path, Reason, string, ...any)) {

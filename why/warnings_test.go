@@ -62,6 +62,21 @@ func TestWarnings(t *testing.T) {
 	if got := why.Warnings(sound); len(got) != 0 {
 		t.Errorf("a sound policy: got %v", got)
 	}
+	// A later affinity group with room is a place to move to; one without
+	// is not.
+	primary := []scheduling.Filter{scheduling.ClusterNames("a", "b")}
+	groups := why.PolicyInput{
+		Placement: &scheduling.Request{Clusters: append(fleet, scheduling.Cluster{Name: "c"}), Filters: primary,
+			Targets: []eviction.TargetCluster{{Name: "a"}, {Name: "b"}}},
+		Alternatives: []*scheduling.Request{{Clusters: fleet, Filters: primary}},
+	}
+	if got := why.Warnings(groups); len(got) != 1 || got[0].Reason != why.ReasonNoClusterLeft {
+		t.Errorf("no group with room: got %v, want NoClusterToMoveTo", got)
+	}
+	groups.Alternatives = append(groups.Alternatives, &scheduling.Request{Clusters: groups.Placement.Clusters, Filters: []scheduling.Filter{scheduling.ClusterNames("c")}})
+	if got := why.Warnings(groups); len(got) != 0 {
+		t.Errorf("a backup group with room: got %v", got)
+	}
 }
 
 // TestReasonsListedAndDocumented: every Reason constant is in Reasons(),

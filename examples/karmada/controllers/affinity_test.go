@@ -413,6 +413,13 @@ func TestExplainTriesTheLaterAffinityGroups(t *testing.T) {
 				_ = chain.Render(&b)
 				t.Fatalf("placement due %v, want %v:\n%s", placed, tc.placed, b.String())
 			}
+			// The warning that an evicted copy has nowhere to go holds
+			// only when no group has room.
+			warned := slices.ContainsFunc(policyWarnings(&explainFacts{binding: rb, clusters: clusters}, ExplainConfig{ClusterFailover: true}, now),
+				func(w why.Warning) bool { return w.Reason == why.ReasonNoClusterLeft })
+			if warned == tc.placed {
+				t.Errorf("NoClusterToMoveTo warning %v, want %v", warned, !tc.placed)
+			}
 		})
 	}
 }

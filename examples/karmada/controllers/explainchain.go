@@ -163,6 +163,6 @@ func policyWarnings(f *explainFacts, cfg ExplainConfig, now time.Time) []why.War
 		Policy: f.policy, Path: spec.Child("failover"),
 		Tolerations: in.Tolerations, TolerationsPath: spec.Child("placement", "clusterTolerations"), TolerationOptions: in.TolerationOptions,
 		Kind: in.Application.Kind, Registry: in.Application.Registry, Gates: in.Gates,
-		Placement: &req, PlacementPath: spec.Child("placement"),
+		Placement: &req, PlacementPath: spec.Child("placement"), Alternatives: in.Alternatives,
 	})
 }
