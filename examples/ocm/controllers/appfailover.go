@@ -54,7 +54,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	selector, err := b.selector()
+	predicates, err := b.predicates()
 	if err != nil {
 		a.Events.event(b.Set, corev1.EventTypeWarning, "InvalidPlacement", "%v", err)
 		return reconcile.Result{}, nil
@@ -111,7 +111,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 		}
 		st.ApplicationHealth = records
 		if lost := eviction.Unreplaced(targets, st.Tasks); len(lost) > 0 && len(evicted) > 0 {
-			r, err := replace(req.String(), targets, lost, fleet, tolerations, selector, st, b.Policy, now)
+			r, err := replace(req.String(), targets, lost, fleet, tolerations, predicates, st, b.Policy, now)
 			if err != nil {
 				return nil, false, err
 			}

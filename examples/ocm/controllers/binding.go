@@ -8,7 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -115,21 +114,13 @@ func (b *binding) oldCopies(ctx context.Context, c client.Client, taints failove
 	})
 }
 
-// selector is the Placement's cluster label selector: the first
-// predicate's requiredClusterSelector.labelSelector (nil: every cluster).
-func (b *binding) selector() (labels.Selector, error) {
-	for _, p := range b.Placement.Spec.Predicates {
-		sel := p.RequiredClusterSelector.LabelSelector
-		if len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
-			continue
-		}
-		s, err := metav1.LabelSelectorAsSelector(&sel)
-		if err != nil {
-			return nil, fmt.Errorf("placement %s/%s: %w", b.Placement.Namespace, b.Placement.Name, err)
-		}
-		return s, nil
+// predicates are the Placement's predicates, compiled.
+func (b *binding) predicates() (clusterPredicates, error) {
+	ps, err := compilePredicates(b.Placement.Spec.Predicates)
+	if err != nil {
+		return nil, fmt.Errorf("placement %s/%s: %w", b.Placement.Namespace, b.Placement.Name, err)
 	}
-	return nil, nil
+	return ps, nil
 }
 
 // listFleet reads every ManagedCluster.
@@ -142,7 +133,7 @@ func listFleet(ctx context.Context, c client.Client) ([]fleetCluster, map[string
 	byName := make(map[string]*clusterv1.ManagedCluster, len(list.Items))
 	for i := range list.Items {
 		mc := &list.Items[i]
-		fleet[i] = fleetCluster{Name: mc.Name, Labels: mc.Labels, Taints: mc.Spec.Taints}
+		fleet[i] = fleetCluster{Name: mc.Name, Labels: mc.Labels, Claims: clusterClaims(mc.Status.ClusterClaims), Taints: mc.Spec.Taints}
 		byName[mc.Name] = mc
 	}
 	return fleet, byName, nil
@@ -289,4 +280,16 @@ func setupWorkloadController(mgr manager.Manager, name string, recheck *Rechecke
 		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork)).
 		WatchesRawSource(recheck.Source()).
 		Complete(r)
+}
+
+// clusterClaims are a cluster's claims as a map, for the claim selectors.
+func clusterClaims(claims []clusterv1.ManagedClusterClaim) map[string]string {
+	if len(claims) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(claims))
+	for _, c := range claims {
+		out[c.Name] = c.Value
+	}
+	return out
 }

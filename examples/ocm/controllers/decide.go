@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 
@@ -159,6 +158,8 @@ func evict(targets []string, st *FailoverState, ev eviction.Eviction) (newTarget
 type fleetCluster struct {
 	Name   string
 	Labels map[string]string
+	// Claims are the cluster's claims (status.clusterClaims) by name.
+	Claims map[string]string
 	Taints []clusterv1.Taint
 }
 
@@ -183,8 +184,8 @@ func blockSeconds(policy *failover.FailoverBehavior) *int32 {
 // lost cluster (a Placement's clusters are duplicates of one workload):
 // untolerated NoSelect / NoSelectIfNew taints, clusters being left,
 // clusters the workload was evicted from within BlockPredecessorSeconds and
-// clusters outside the Placement's label selector are no candidates.
-func replace(name string, targets, lost []string, fleet []fleetCluster, tolerations []corev1.Toleration, selector labels.Selector, st *FailoverState, policy *failover.FailoverBehavior, now time.Time) (replacement, error) {
+// clusters the Placement's predicates do not select are no candidates.
+func replace(name string, targets, lost []string, fleet []fleetCluster, tolerations []corev1.Toleration, predicates clusterPredicates, st *FailoverState, policy *failover.FailoverBehavior, now time.Time) (replacement, error) {
 	clusters := make([]scheduling.Cluster, len(fleet))
 	for i, c := range fleet {
 		clusters[i] = scheduling.Cluster{Name: c.Name, Labels: c.Labels, Taints: coreTaints(c.Taints)}
@@ -201,8 +202,8 @@ func replace(name string, targets, lost []string, fleet []fleetCluster, tolerati
 			Now:                     now,
 		},
 	}
-	if selector != nil {
-		req.Filters = append(scheduling.DefaultFilters(), scheduling.LabelSelector(selector))
+	if selected := predicates.selected(fleet); selected != nil {
+		req.Filters = append(scheduling.DefaultFilters(), scheduling.SelectedClusters(selected))
 	}
 	req.Targets = targetClusters(targets)
 	req.Evicted = targetClusters(lost)

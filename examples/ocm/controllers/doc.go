@@ -14,7 +14,7 @@
 //
 //	ManagedCluster          a member cluster; its klusterlet's Lease and Available condition are the health reports,
 //	                        spec.taints carry the health taints
-//	Placement               the tolerations (tolerationSeconds) and the cluster label selector
+//	Placement               the tolerations (tolerationSeconds) and the predicates (label and claim selectors)
 //	PlacementDecision       the clusters the workload runs on; its FailoverStateAnnotation holds the failover state
 //	ManifestWorkReplicaSet  the workload (a ManifestWork template) and, in FailoverPolicyAnnotation, its failover policy
 //	ManifestWork            one copy on one cluster; its status feedback is the workload's health and state

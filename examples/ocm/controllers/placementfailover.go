@@ -78,7 +78,7 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 			p.Events.event(b.Set, corev1.EventTypeWarning, string(st.Mode), "eviction pacing: %s", st.Message)
 		}
 	}
-	selector, err := b.selector()
+	predicates, err := b.predicates()
 	if err != nil {
 		p.Events.event(b.Set, corev1.EventTypeWarning, "InvalidPlacement", "%v", err)
 		return reconcile.Result{}, nil
@@ -134,7 +134,7 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 			}
 		}
 		if lost := eviction.Unreplaced(targets, st.Tasks); len(lost) > 0 {
-			r, err := replace(key, targets, lost, fleet, tolerations, selector, st, b.Policy, now)
+			r, err := replace(key, targets, lost, fleet, tolerations, predicates, st, b.Policy, now)
 			if err != nil {
 				return nil, false, err
 			}
