@@ -84,8 +84,8 @@ func (s *scanner) enter() error {
 	return nil
 }
 
-// object scans the object at pos. node is the chain segment the object
-// stands for, nil when no chain goes through it.
+// object scans the object at pos, which node (the root or a segment with
+// children) stands for. An object no chain goes through is skipJSON's.
 func (s *scanner) object(node *chainNode) error {
 	if err := s.enter(); err != nil {
 		return err
@@ -105,7 +105,7 @@ func (s *scanner) object(node *chainNode) error {
 			return err
 		}
 		var child *chainNode
-		if node != nil && len(node.children) > 0 {
+		if len(node.children) > 0 {
 			child = node.lookup(s.data[keyStart:s.pos], plain)
 		}
 		s.skipSpace()

@@ -171,19 +171,17 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		PurgeMode:          st.ClusterPurgeMode,
 		GracePeriodSeconds: int32(st.GracefulEvictionTimeout.D() / time.Second),
 	}.Resolve(cfo)
-	for _, sp := range spec.Placement.SpreadConstraints {
-		if w.divided {
-			// Karmada's scheduler ignores the spread constraints of a
-			// division by static weight (or by none), the only division
-			// modelled here; its filter's need for a zone holds anyway,
-			// as every cluster here has one.
-			break
-		}
-		b := groupBounds{min: sp.MinGroups, max: sp.MaxGroups}
-		if sp.SpreadByField == SpreadByZone {
-			w.zoneSpread = b
-		} else {
-			w.clusterSpread = b
+	// Karmada's scheduler ignores the spread constraints of a division by
+	// static weight (or by none), the only division modelled here; its
+	// filter's need for a zone holds anyway, as every cluster here has one.
+	if !w.divided {
+		for _, sp := range spec.Placement.SpreadConstraints {
+			b := groupBounds{min: sp.MinGroups, max: sp.MaxGroups}
+			if sp.SpreadByField == SpreadByZone {
+				w.zoneSpread = b
+			} else {
+				w.clusterSpread = b
+			}
 		}
 	}
 	if a := spec.Placement.ClusterAffinity; a != nil && (len(a.ClusterNames) > 0 || len(a.Zones) > 0) {

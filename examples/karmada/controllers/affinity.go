@@ -131,14 +131,15 @@ type affinityTerm struct {
 }
 
 // affinityTerms lists the affinities a re-placement tries, in order, as
-// Karmada's scheduler tries them: the placement's clusterAffinity alone;
-// or its clusterAffinities from the term the scheduler last placed by
-// (status.schedulerObservingAffinityName, the first when it names none
-// of them) to the last. It never goes back to an earlier term: a workload
-// moved to a backup group stays there until its placement changes.
+// Karmada's scheduler tries them: the placement's clusterAffinity alone
+// (every cluster without a placement); or its clusterAffinities from the
+// term the scheduler last placed by (status.schedulerObservingAffinityName,
+// the first when it names none of them) to the last. It never goes back to
+// an earlier term: a workload moved to a backup group stays there until
+// its placement changes. The list is never empty.
 func affinityTerms(p *policyv1alpha1.Placement, observed string) []affinityTerm {
 	if p == nil {
-		return nil
+		return []affinityTerm{{}}
 	}
 	if p.ClusterAffinities == nil {
 		return []affinityTerm{{affinity: p.ClusterAffinity}}

@@ -315,6 +315,9 @@ func TestAffinityTermsStartFromTheTermInUse(t *testing.T) {
 			t.Errorf("observed %q: terms %v, want %v", tc.observed, got, tc.want)
 		}
 	}
+	if terms := affinityTerms(nil, ""); len(terms) != 1 || terms[0] != (affinityTerm{}) {
+		t.Errorf("no placement: terms %+v, want one that selects every cluster", terms)
+	}
 	single := &policyv1alpha1.Placement{ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: []string{"a"}}}
 	if terms := affinityTerms(single, "backup"); len(terms) != 1 || terms[0].name != "" || terms[0].affinity != single.ClusterAffinity {
 		t.Errorf("clusterAffinity: terms %+v, want the one affinity, unnamed", terms)

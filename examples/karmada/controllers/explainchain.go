@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
 	"github.com/fleetover/fleetover/failover"
@@ -93,7 +92,7 @@ func actingNow(steps []why.Explanation, i int) bool {
 // shape why.Workload reads.
 func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	spec, status := bindingSpec(f.binding), bindingStatus(f.binding)
-	byName := make(map[string]*clusterv1alpha1.Cluster, len(f.clusters))
+	fl := newFleet(f.clusters)
 	in := why.Input{
 		Targets:           toTargets(spec.Clusters),
 		Tasks:             toTasks(spec.GracefulEvictionTasks),
@@ -110,7 +109,6 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	for i := range f.clusters {
 		cl := &f.clusters[i]
-		byName[cl.Name] = cl
 		in.Clusters = append(in.Clusters, why.Cluster{Name: cl.Name, Zone: clusterZone(cl), Conditions: cl.Status.Conditions, Taints: cl.Spec.Taints})
 	}
 	var tolerations []corev1.Toleration
@@ -119,17 +117,19 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	in.Tolerations = failover.AddDefaultClusterTolerations(tolerations, cfg.DefaultTolerations)
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
-	fl := newFleet(f.clusters)
-	in.Placement = failoverRequest(f.binding, fl, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
-	// The later groups of clusterAffinities, as the scheduler tries them.
-	if terms := affinityTerms(spec.Placement, status.SchedulerObservedAffinityName); len(terms) > 1 {
-		for _, term := range terms[1:] {
-			in.Alternatives = append(in.Alternatives, termRequest(f.binding, fl, term, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now))
+	// The group in use, then the later groups of clusterAffinities, as
+	// the scheduler tries them.
+	for i, term := range affinityTerms(spec.Placement, status.SchedulerObservedAffinityName) {
+		req := termRequest(f.binding, fl, term, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+		if i == 0 {
+			in.Placement = req
+		} else {
+			in.Alternatives = append(in.Alternatives, req)
 		}
 	}
 	// The clusters are read already: no Get per old copy.
 	in.OldCopies = oldCopiesOf(f.works, in.Tasks, func(cluster string) bool {
-		cl := byName[cluster]
+		cl := fl.cluster(cluster)
 		return cl != nil && unreachableCluster(cl)
 	})
 	for _, tc := range spec.Clusters {

@@ -188,9 +188,6 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 		evicted = append(evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
 	}
 	terms := affinityTerms(spec.Placement, bindingStatus(rb).SchedulerObservedAffinityName)
-	if len(terms) == 0 {
-		terms = []affinityTerm{{}}
-	}
 	var first scheduling.Plan
 	for i, term := range terms {
 		sreq := termRequest(rb, fl, term, history, block, defaults, tolerations, now)
@@ -199,11 +196,11 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 			// A later affinity group takes the whole placement, as
 			// Karmada's scheduler moves it: the clusters that stayed but
 			// lie outside the group leave it too.
-			selected := term.selected(fl)
+			group := compileAffinity(term.affinity)
 			var inGroup []eviction.TargetCluster
 			leaving := slices.Clone(evicted)
 			for _, t := range sreq.Targets {
-				if selected[t.Name] {
+				if cl := fl.cluster(t.Name); cl != nil && group.matches(cl) {
 					inGroup = append(inGroup, t)
 				} else {
 					leaving = append(leaving, t)
@@ -291,11 +288,7 @@ func recordSchedulerObservation(u *statusUpdate) {
 // same question.
 func failoverRequest(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
-	spec := bindingSpec(rb)
-	var term affinityTerm
-	if terms := affinityTerms(spec.Placement, bindingStatus(rb).SchedulerObservedAffinityName); len(terms) > 0 {
-		term = terms[0]
-	}
+	term := affinityTerms(bindingSpec(rb).Placement, bindingStatus(rb).SchedulerObservedAffinityName)[0]
 	return termRequest(rb, fl, term, history, block, defaults, tolerations, now)
 }
 
