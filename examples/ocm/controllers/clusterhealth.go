@@ -137,7 +137,11 @@ func (c *ClusterHealthController) observe(ctx context.Context, mc *clusterv1.Man
 		}
 	}
 	available := condition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
-	verdictChanged := available != nil && available.LastTransitionTime.After(lastHeard)
+	// A transition time is cut down to its second and a heard time rounded
+	// up to one, so a verdict given just after a renewal the controller
+	// heard first can read up to a second older than it: within that second
+	// it is still news. Feeding it again in the second after changes nothing.
+	verdictChanged := available != nil && !available.LastTransitionTime.Add(time.Second).Before(lastHeard)
 	if heard.IsZero() && !verdictChanged {
 		return nil
 	}

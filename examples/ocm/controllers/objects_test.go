@@ -34,6 +34,15 @@ func (f *fixture) clusterName(short string) string { return f.ns + "-" + short }
 // and the klusterlet's first report (Available=True and a lease renewal).
 func (f *fixture) joinCluster(name string) {
 	f.t.Helper()
+	f.registerCluster(name)
+	f.setAvailable(name, metav1.ConditionTrue)
+	f.renewLease(name)
+}
+
+// registerCluster creates the ManagedCluster and its namespace, before its
+// klusterlet reported anything.
+func (f *fixture) registerCluster(name string) {
+	f.t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := f.c.Create(f.ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		f.t.Fatal(err)
@@ -46,8 +55,6 @@ func (f *fixture) joinCluster(name string) {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { _ = f.c.Delete(context.Background(), mc) })
-	f.setAvailable(name, metav1.ConditionTrue)
-	f.renewLease(name)
 }
 
 // setAvailable plays the klusterlet writing its Available condition.
