@@ -17,6 +17,7 @@ type cluster struct {
 	idx      int
 	name     string
 	zone     string
+	region   string // empty when the scenario gives none
 	pull     bool
 	down     bool // API server and workloads are down
 	notReady bool // reachable, health endpoint fails

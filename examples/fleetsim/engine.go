@@ -108,7 +108,7 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 	e.inv = newInvariants(e)
 	now := e.clock.Now()
 	for i, cs := range sc.Clusters {
-		c := &cluster{idx: i, name: cs.Name, zone: cs.Zone, pull: cs.SyncMode == "Pull"}
+		c := &cluster{idx: i, name: cs.Name, zone: cs.Zone, region: cs.Region, pull: cs.SyncMode == "Pull"}
 		c.cond = metav1.Condition{Type: "Ready", Status: metav1.ConditionTrue, Reason: "ClusterReady", LastTransitionTime: metav1.NewTime(now)}
 		for _, t := range cs.Taints {
 			c.taints = append(c.taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})

@@ -410,7 +410,7 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 	if len(pl.ClusterTolerations) > 0 {
 		gw.Placement.ClusterTolerations = pl.ClusterTolerations
 	}
-	// Spread: by cluster and by zone; the reader reported the others.
+	// Spread: by cluster, zone and region; the reader reported the others.
 	if divided && len(pl.SpreadConstraints) > 0 {
 		note(placementRef, placementPath.Child("spreadConstraints"), "Karmada's scheduler ignores the spread constraints of a division by static weight or by none, and so does the simulation")
 	}
@@ -420,7 +420,7 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		if by == "" && sc.SpreadByLabel == "" {
 			by = SpreadByCluster
 		}
-		if by != SpreadByCluster && by != SpreadByZone {
+		if by != SpreadByCluster && by != SpreadByZone && by != SpreadByRegion {
 			continue
 		}
 		if seen[by] {
@@ -435,9 +435,11 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		}
 		gw.Placement.SpreadConstraints = append(gw.Placement.SpreadConstraints, genSpread{SpreadByField: by, MinGroups: sc.MinGroups, MaxGroups: sc.MaxGroups})
 	}
-	if seen[SpreadByZone] && !seen[SpreadByCluster] {
-		note(placementRef, placementPath.Child("spreadConstraints"), "a zone spread constraint without a cluster one (Karmada requires both); the zone constraint is ignored")
-		gw.Placement.SpreadConstraints = slices.DeleteFunc(gw.Placement.SpreadConstraints, func(s genSpread) bool { return s.SpreadByField == SpreadByZone })
+	for _, by := range [...]string{SpreadByRegion, SpreadByZone} {
+		if seen[by] && !seen[SpreadByCluster] {
+			note(placementRef, placementPath.Child("spreadConstraints"), "a %s spread constraint without a cluster one (Karmada requires both); the %s constraint is ignored", by, by)
+			gw.Placement.SpreadConstraints = slices.DeleteFunc(gw.Placement.SpreadConstraints, func(s genSpread) bool { return s.SpreadByField == by })
+		}
 	}
 	// Static weights, each rule's clusters by name.
 	if rs := pl.ReplicaScheduling; rs != nil && rs.WeightPreference != nil && len(rs.WeightPreference.StaticWeightList) > 0 {

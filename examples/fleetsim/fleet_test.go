@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,7 +40,11 @@ func TestRunFleetExport(t *testing.T) {
 		// Where each workload comes from, and what its policy gave.
 		"  workload shop/payments: ResourceBinding shop/payments-deployment, policy PropagationPolicy shop/payments (its placement, failover)\n",
 		"  workload platform/ingress-gateway: ResourceBinding platform/ingress-gateway-deployment, policy ClusterPropagationPolicy platform-defaults\n",
-		"spec.placement.spreadConstraints[0].spreadByField: a spread by region is not modelled; the constraint is ignored",
+		// search-api spreads over two regions: the outage of aws-use1-a
+		// (us-east-1) is made good in us-east-1, beside gcp-euw1-b in
+		// europe-west1.
+		"search/search-api                    placement [aws-use1-a, gcp-euw1-b]",
+		"search/search-api                    placement [aws-use1-b, gcp-euw1-b]",
 		// gcp-euw1-c is Ready False in the export; aws-use1-a runs the most
 		// workloads and goes down by default.
 		"notReady of gcp-euw1-c at +00:00:00",
@@ -277,8 +282,15 @@ func TestFleetScenario(t *testing.T) {
 		t.Errorf("ingress-gateway: no affinity (every cluster), one toleration: %+v", gw)
 	}
 	search := byName["search/search-api"]
-	if len(search.Placement.SpreadConstraints) != 1 || search.Placement.SpreadConstraints[0].SpreadByField != SpreadByCluster {
-		t.Errorf("search-api keeps its cluster spread only: %+v", search.Placement.SpreadConstraints)
+	if got := fmt.Sprintf("%+v", search.Placement.SpreadConstraints); got != "[{SpreadByField:region MinGroups:2 MaxGroups:2} {SpreadByField:cluster MinGroups:2 MaxGroups:2}]" {
+		t.Errorf("search-api keeps its region and cluster spreads, got %s", got)
+	}
+	regions := map[string]string{}
+	for _, c := range sc.Clusters {
+		regions[c.Name] = c.Region
+	}
+	if regions["aws-use1-b"] != "us-east-1" || regions["gcp-euw1-b"] != "europe-west1" {
+		t.Errorf("the clusters' regions are not the export's: %v", regions)
 	}
 	var taints []string
 	for _, c := range sc.Clusters {

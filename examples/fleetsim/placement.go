@@ -95,15 +95,20 @@ func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
 			candidates = append(candidates, n)
 		}
 	}
-	// Deterministic order: clusters in zones the workload does not use yet
-	// first, then by name.
-	usedZones := map[string]bool{}
+	// Deterministic order: clusters in regions (under a region spread) and
+	// zones the workload does not use yet first, then by name.
+	usedZones, usedRegions := map[string]bool{}, map[string]bool{}
 	for _, n := range kept {
 		usedZones[e.byName[n].zone] = true
+		usedRegions[e.byName[n].region] = true
 	}
+	byRegion := w.regionSpread != (groupBounds{})
 	sort.SliceStable(candidates, func(i, j int) bool {
-		zi, zj := usedZones[e.byName[candidates[i]].zone], usedZones[e.byName[candidates[j]].zone]
-		if zi != zj {
+		ci, cj := e.byName[candidates[i]], e.byName[candidates[j]]
+		if ri, rj := usedRegions[ci.region], usedRegions[cj.region]; byRegion && ri != rj {
+			return !ri
+		}
+		if zi, zj := usedZones[ci.zone], usedZones[cj.zone]; zi != zj {
 			return !zi
 		}
 		return candidates[i] < candidates[j]
@@ -180,80 +185,87 @@ func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []
 }
 
 // pickClusters adds candidates to kept until want clusters are chosen:
-// first one cluster in each zone the choice does not cover yet (up to the
-// zone spread's maximum), then further clusters in the zones covered.
-// candidates are in preference order. When that spread-first choice
-// cannot meet the spread constraints, the zones with the most candidates
-// are tried instead.
+// first one cluster in each region the choice does not cover yet (under a
+// region spread, up to its maximum), then one in each zone not covered
+// yet (up to the zone spread's maximum), then further clusters in the
+// groups covered. candidates are in preference order. When that
+// spread-first choice cannot meet the spread constraints, the regions,
+// then the zones, with the most candidates are tried instead.
 func pickClusters(e *Engine, w *workload, kept, candidates []string, want int) []string {
 	chosen := spreadFirst(e, w, kept, candidates, want)
-	if w.zoneSpread.max == 0 || w.spans(e, chosen) {
+	if w.spans(e, chosen) || (w.regionSpread.max == 0 && w.zoneSpread.max == 0) {
 		return chosen
 	}
-	zones := map[string]bool{}
-	for _, n := range kept {
-		zones[e.byName[n].zone] = true
+	if w.regionSpread.max > 0 {
+		candidates = inFullestGroups(e, kept, candidates, w.regionSpread.max, regionOf)
 	}
-	allowed := fullestZones(e, candidates, zones, w.zoneSpread.max-len(zones))
-	for _, z := range allowed {
-		zones[z] = true
+	if w.zoneSpread.max > 0 {
+		candidates = inFullestGroups(e, kept, candidates, w.zoneSpread.max, zoneOf)
 	}
-	inZones := slices.DeleteFunc(slices.Clone(candidates), func(n string) bool { return !zones[e.byName[n].zone] })
-	return spreadFirst(e, w, kept, inZones, want)
+	return spreadFirst(e, w, kept, candidates, want)
 }
 
 func spreadFirst(e *Engine, w *workload, kept, candidates []string, want int) []string {
 	chosen := slices.Clone(kept)
 	in := map[string]bool{}
-	zones := map[string]bool{}
+	zones, regions := map[string]bool{}, map[string]bool{}
 	for _, n := range chosen {
-		in[n], zones[e.byName[n].zone] = true, true
+		c := e.byName[n]
+		in[n], zones[c.zone], regions[c.region] = true, true, true
 	}
-	for _, n := range candidates {
-		if len(chosen) >= want {
-			break
-		}
-		z := e.byName[n].zone
-		if in[n] || zones[z] || (w.zoneSpread.max > 0 && len(zones) >= w.zoneSpread.max) {
-			continue
-		}
-		chosen = append(chosen, n)
-		in[n], zones[z] = true, true
+	// fits: adding c keeps within both maximums.
+	fits := func(c *cluster) bool {
+		return (zones[c.zone] || w.zoneSpread.max == 0 || len(zones) < w.zoneSpread.max) &&
+			(regions[c.region] || w.regionSpread.max == 0 || len(regions) < w.regionSpread.max)
 	}
-	for _, n := range candidates {
-		if len(chosen) >= want {
-			break
-		}
-		if !in[n] && zones[e.byName[n].zone] {
-			chosen = append(chosen, n)
-			in[n] = true
+	byRegion := w.regionSpread != (groupBounds{})
+	for _, opens := range [...]func(c *cluster) bool{
+		func(c *cluster) bool { return byRegion && !regions[c.region] },
+		func(c *cluster) bool { return !zones[c.zone] },
+		func(*cluster) bool { return true },
+	} {
+		for _, n := range candidates {
+			if len(chosen) >= want {
+				return chosen
+			}
+			if c := e.byName[n]; !in[n] && opens(c) && fits(c) {
+				chosen = append(chosen, n)
+				in[n], zones[c.zone], regions[c.region] = true, true, true
+			}
 		}
 	}
 	return chosen
 }
 
-// fullestZones returns up to n zones of the clusters names that are not in
-// skip, those with the most of them first (ties by name).
-func fullestZones(e *Engine, names []string, skip map[string]bool, n int) []string {
+// inFullestGroups keeps the candidates in the groups kept covers and in
+// the groups with the most candidates (ties by name), up to limit groups.
+func inFullestGroups(e *Engine, kept, candidates []string, limit int, group func(*cluster) string) []string {
+	covered := map[string]bool{}
+	for _, n := range kept {
+		covered[group(e.byName[n])] = true
+	}
 	count := map[string]int{}
-	var zones []string
-	for _, name := range names {
-		z := e.byName[name].zone
-		if skip[z] {
+	var open []string
+	for _, n := range candidates {
+		g := group(e.byName[n])
+		if covered[g] {
 			continue
 		}
-		if count[z] == 0 {
-			zones = append(zones, z)
+		if count[g] == 0 {
+			open = append(open, g)
 		}
-		count[z]++
+		count[g]++
 	}
-	sort.Slice(zones, func(i, j int) bool {
-		if count[zones[i]] != count[zones[j]] {
-			return count[zones[i]] > count[zones[j]]
+	sort.Slice(open, func(i, j int) bool {
+		if count[open[i]] != count[open[j]] {
+			return count[open[i]] > count[open[j]]
 		}
-		return zones[i] < zones[j]
+		return open[i] < open[j]
 	})
-	return zones[:max(0, min(n, len(zones)))]
+	for _, g := range open[:max(0, min(limit-len(covered), len(open)))] {
+		covered[g] = true
+	}
+	return slices.DeleteFunc(slices.Clone(candidates), func(n string) bool { return !covered[group(e.byName[n])] })
 }
 
 // weighted keeps the clusters of names that have a static weight; when
@@ -292,8 +304,11 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement left the placement as it was: "+plan.Reason)
 		return
 	}
-	if plan.Reason == scheduling.ReasonZoneSpread {
+	switch plan.Reason {
+	case scheduling.ReasonZoneSpread:
 		e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("re-placement failed: too few candidates within the zone spread of %d to %d zone(s)", w.zoneSpread.min, w.zoneSpread.max))
+	case scheduling.ReasonRegionSpread:
+		e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("re-placement failed: too few candidates within the region spread of %d to %d region(s)", w.regionSpread.min, w.regionSpread.max))
 	}
 	next := make([]eviction.TargetCluster, 0, len(plan.Targets))
 	for _, t := range plan.Targets {
@@ -331,7 +346,7 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 		usedZones[e.byName[t.Name].zone] = true
 	}
 	for _, c := range e.clusters {
-		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}, Zones: []string{c.zone}})
+		req.Clusters = append(req.Clusters, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}, Zones: []string{c.zone}, Region: c.region})
 		if !usedZones[c.zone] {
 			req.Scores[c.name] = 1 // spread over zones first
 		}
@@ -347,6 +362,9 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 	}
 	if w.zoneSpread != (groupBounds{}) {
 		req.ZoneSpread = &scheduling.SpreadConstraint{MinGroups: int32(w.zoneSpread.min), MaxGroups: int32(w.zoneSpread.max)}
+	}
+	if w.regionSpread != (groupBounds{}) {
+		req.RegionSpread = &scheduling.SpreadConstraint{MinGroups: int32(w.regionSpread.min), MaxGroups: int32(w.regionSpread.max)}
 	}
 	return req
 }

@@ -50,7 +50,7 @@ faults:
 		for _, tc := range w.targets {
 			names = append(names, tc.Name)
 		}
-		if z := zonesOf(e, names); z > 1 {
+		if z := groupsOf(e, names, zoneOf); z > 1 {
 			t.Fatalf("at %s the placement %s spans %d zones, the zone spread allows 1", formatSimTime(e.Elapsed()), placementOf(e, "w"), z)
 		}
 		evicted = evicted || !w.isTarget("a")
@@ -120,6 +120,10 @@ func TestSpreadConstraintsAreValidatedAsKarmadaDoes(t *testing.T) {
 			"test.yaml:15: workloads[0].placement.spreadConstraints[1].spreadByField: a second cluster spread constraint"},
 		{"two zone constraints", "[{spreadByField: cluster, maxGroups: 1}, {spreadByField: zone, maxGroups: 1}, {spreadByField: zone, maxGroups: 2}]",
 			"test.yaml:15: workloads[0].placement.spreadConstraints[2].spreadByField: a second zone spread constraint"},
+		{"region without cluster", "[{spreadByField: region, minGroups: 2}]",
+			"test.yaml:15: workloads[0].placement.spreadConstraints: a region spread constraint needs a cluster spread constraint beside it"},
+		{"provider", "[{spreadByField: cluster, maxGroups: 1}, {spreadByField: provider, maxGroups: 1}]",
+			`test.yaml:15: workloads[0].placement.spreadConstraints[1].spreadByField: must be cluster, zone or region, got "provider"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseScenario("test.yaml", []byte(zoneFleet+"workloads:\n  - name: w\n    kind: Deployment\n    replicas: 1\n    placement:\n      spreadConstraints: "+tc.spread+"\n"))
@@ -284,5 +288,124 @@ faults:
 	}
 	if v := e.Violations(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
+	}
+}
+
+// regionFleet: a and b in r1, c in r2, d in r3, and aa, which sorts next
+// to a, in no region.
+const regionFleet = `name: regions
+duration: 30m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters:
+  - {name: a, zone: z1, region: r1}
+  - {name: aa, zone: z6}
+  - {name: b, zone: z2, region: r1}
+  - {name: c, zone: z3, region: r2}
+  - {name: d, zone: z4, region: r3}
+`
+
+// regionWorkload is a Duplicated workload on two clusters, with the given
+// extra spread constraints.
+func regionWorkload(spreads string) string {
+	return `workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 2, maxGroups: 2}` + spreads + `
+faults:
+  - {at: 2m, type: outage, cluster: c, for: 20m}
+`
+}
+
+// runChecking steps e to its end, calling check after every step, and
+// fails when the run broke an invariant.
+func runChecking(t *testing.T, e *Engine, check func()) {
+	t.Helper()
+	for e.step < e.steps {
+		e.Step()
+		check()
+	}
+	if v := e.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+}
+
+func TestRegionSpreadIsHonoredInPlacementAndFailover(t *testing.T) {
+	for _, tc := range []struct {
+		name, spreads, first, after string
+	}{
+		// Two regions: the first placement opens them, skipping the
+		// cluster without one; the failover of c stays in two regions.
+		{"two regions", "\n        - {spreadByField: region, minGroups: 2, maxGroups: 2}", "[a, c]", "[a, d]"},
+		// Without it, aa is a cluster like any other: it opens a zone and
+		// sorts right after a, and the outage of c touches nothing.
+		{"no region spread", "", "[a, aa]", "[a, aa]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := NewEngine(mustParse(t, regionFleet+regionWorkload(tc.spreads)), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := placementOf(e, "w"); got != tc.first {
+				t.Fatalf("initial placement %s, want %s", got, tc.first)
+			}
+			w := e.wByName["w"]
+			moved := false
+			runChecking(t, e, func() {
+				var names []string
+				for _, tc := range w.targets {
+					names = append(names, tc.Name)
+				}
+				if w.regionSpread != (groupBounds{}) && (w.isTarget("aa") || !w.spans(e, names)) {
+					t.Fatalf("at %s the placement %s leaves the region spread", formatSimTime(e.Elapsed()), placementOf(e, "w"))
+				}
+				moved = moved || (tc.first != tc.after && !w.isTarget("c"))
+			})
+			if got := placementOf(e, "w"); got != tc.after {
+				t.Errorf("placement after the outage of c %s, want %s", got, tc.after)
+			}
+			if tc.first != tc.after && !moved {
+				t.Error("the outage of c moved nothing")
+			}
+		})
+	}
+}
+
+func TestRegionSpreadMaximumKeepsOneRegion(t *testing.T) {
+	sc := mustParse(t, regionFleet+`workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 2}
+        - {spreadByField: region, minGroups: 1, maxGroups: 1}
+faults:
+  - {at: 2m, type: outage, cluster: a, for: 20m}
+`)
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placementOf(e, "w"); got != "[a, b]" {
+		t.Fatalf("initial placement %s, want [a, b]: both clusters of r1", got)
+	}
+	w := e.wByName["w"]
+	onlyB := false
+	runChecking(t, e, func() {
+		for _, tc := range w.targets {
+			if r := e.byName[tc.Name].region; r != "r1" {
+				t.Fatalf("at %s the placement %s reaches region %q", formatSimTime(e.Elapsed()), placementOf(e, "w"), r)
+			}
+		}
+		onlyB = onlyB || placementOf(e, "w") == "[b]"
+	})
+	if !onlyB {
+		t.Error("the outage of a never left the workload on b alone: r1 has no other cluster")
+	}
+	if got := placementOf(e, "w"); got != "[a, b]" {
+		t.Errorf("placement after a recovered %s, want [a, b] again", got)
 	}
 }

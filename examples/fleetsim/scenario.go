@@ -55,8 +55,9 @@ type Settings struct {
 
 // ClusterSpec is one member cluster.
 type ClusterSpec struct {
-	Name     string `yaml:"name"`
-	Zone     string `yaml:"zone"`
+	Name string `yaml:"name"`
+	Zone string `yaml:"zone"`
+	// Region is optional; only a spread by region reads it.
 	Region   string `yaml:"region"`
 	SyncMode string `yaml:"syncMode"`
 	// Taints the cluster carries from the start (a maintenance taint, a
@@ -129,11 +130,13 @@ func (a ClusterAffinity) matches(c ClusterSpec) bool {
 const (
 	SpreadByCluster = "cluster"
 	SpreadByZone    = "zone"
+	SpreadByRegion  = "region"
 )
 
-// SpreadConstraint bounds how many clusters (or zones) a workload spans. As
-// in Karmada, a zone constraint needs a cluster constraint beside it, and
-// each field is constrained once.
+// SpreadConstraint bounds how many clusters (or zones, or regions) a
+// workload spans. As in Karmada, a zone or region constraint needs a
+// cluster constraint beside it, each field is constrained once, and a
+// cluster without a region is no place for a workload spread by region.
 type SpreadConstraint struct {
 	SpreadByField string `yaml:"spreadByField"`
 	MinGroups     int    `yaml:"minGroups"`

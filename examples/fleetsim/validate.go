@@ -285,8 +285,8 @@ func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, z
 			by = SpreadByCluster
 		}
 		switch {
-		case by != SpreadByCluster && by != SpreadByZone:
-			c.add(sp+".spreadByField", "must be cluster or zone, got %q", s.SpreadByField)
+		case by != SpreadByCluster && by != SpreadByZone && by != SpreadByRegion:
+			c.add(sp+".spreadByField", "must be cluster, zone or region, got %q", s.SpreadByField)
 		case spreadBy[by]:
 			c.add(sp+".spreadByField", "a second %s spread constraint: each field is constrained once", by)
 		}
@@ -301,8 +301,10 @@ func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, z
 			c.add(sp+".minGroups", "%d is more than maxGroups %d", s.MinGroups, s.MaxGroups)
 		}
 	}
-	if spreadBy[SpreadByZone] && !spreadBy[SpreadByCluster] {
-		c.add(p+".spreadConstraints", "a zone spread constraint needs a cluster spread constraint beside it, which says how many clusters to pick")
+	for _, by := range [...]string{SpreadByRegion, SpreadByZone} {
+		if spreadBy[by] && !spreadBy[SpreadByCluster] {
+			c.add(p+".spreadConstraints", "a %s spread constraint needs a cluster spread constraint beside it, which says how many clusters to pick", by)
+		}
 	}
 	rs := pl.ReplicaScheduling
 	switch rs.ReplicaSchedulingType {

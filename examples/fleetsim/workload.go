@@ -49,10 +49,11 @@ type workload struct {
 	clusterFO   failover.ResolvedClusterFailover
 	appFO       *failover.ApplicationFailoverBehavior
 	blockSecs   *int32
-	// clusterSpread and zoneSpread bound how many clusters and zones the
-	// workload spans; zero bounds constrain nothing.
+	// clusterSpread, zoneSpread and regionSpread bound how many clusters,
+	// zones and regions the workload spans; zero bounds constrain nothing.
 	clusterSpread groupBounds
 	zoneSpread    groupBounds
+	regionSpread  groupBounds
 	// weights is the static weight of each cluster that a weight rule
 	// names (Karmada's rule: the highest of the matching rules); a cluster
 	// no rule names is absent (weight 0). Nil without a weight preference.
@@ -172,22 +173,29 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		GracePeriodSeconds: int32(st.GracefulEvictionTimeout.D() / time.Second),
 	}.Resolve(cfo)
 	// Karmada's scheduler ignores the spread constraints of a division by
-	// static weight (or by none), the only division modelled here; its
-	// filter's need for a zone holds anyway, as every cluster here has one.
-	if !w.divided {
-		for _, sp := range spec.Placement.SpreadConstraints {
-			b := groupBounds{min: sp.MinGroups, max: sp.MaxGroups}
-			if sp.SpreadByField == SpreadByZone {
-				w.zoneSpread = b
-			} else {
-				w.clusterSpread = b
-			}
+	// static weight (or by none), the only division modelled here. Its
+	// filter still turns away a cluster that lacks a field the placement
+	// spreads by: here only a region can be missing.
+	needsRegion := false
+	for _, sp := range spec.Placement.SpreadConstraints {
+		b := groupBounds{min: sp.MinGroups, max: sp.MaxGroups}
+		switch sp.SpreadByField {
+		case SpreadByZone:
+			w.zoneSpread = b
+		case SpreadByRegion:
+			w.regionSpread, needsRegion = b, true
+		default:
+			w.clusterSpread = b
 		}
 	}
-	if a := spec.Placement.ClusterAffinity; a != nil && (len(a.ClusterNames) > 0 || len(a.Zones) > 0) {
+	if w.divided {
+		w.clusterSpread, w.zoneSpread, w.regionSpread = groupBounds{}, groupBounds{}, groupBounds{}
+	}
+	a := spec.Placement.ClusterAffinity
+	if a != nil && (len(a.ClusterNames) > 0 || len(a.Zones) > 0) || needsRegion {
 		w.affinity = map[string]bool{}
 		for _, cs := range e.sc.Clusters {
-			if a.matches(cs) {
+			if (a == nil || a.matches(cs)) && (!needsRegion || cs.Region != "") {
 				w.affinity[cs.Name] = true
 			}
 		}
@@ -213,24 +221,32 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 type groupBounds struct{ min, max int }
 
 // spans says whether the clusters names satisfy w's spread constraints:
-// at least one cluster and the cluster minimum, and a number of zones
-// within the zone bounds.
+// at least one cluster and the cluster minimum, and numbers of zones and
+// regions within their bounds.
 func (w *workload) spans(e *Engine, names []string) bool {
-	if len(names) < max(1, w.clusterSpread.min) {
-		return false
-	}
-	if w.zoneSpread == (groupBounds{}) {
-		return true
-	}
-	z := zonesOf(e, names)
-	return z >= w.zoneSpread.min && (w.zoneSpread.max == 0 || z <= w.zoneSpread.max)
+	return len(names) >= max(1, w.clusterSpread.min) &&
+		w.zoneSpread.spannedBy(e, names, zoneOf) && w.regionSpread.spannedBy(e, names, regionOf)
 }
 
-// zonesOf counts the zones the clusters names are in.
-func zonesOf(e *Engine, names []string) int {
+// spannedBy says whether the clusters names are in a number of groups
+// within the bounds; zero bounds count nothing.
+func (b groupBounds) spannedBy(e *Engine, names []string, group func(*cluster) string) bool {
+	if b == (groupBounds{}) {
+		return true
+	}
+	n := groupsOf(e, names, group)
+	return n >= b.min && (b.max == 0 || n <= b.max)
+}
+
+// zoneOf and regionOf are the groups a cluster counts in.
+func zoneOf(c *cluster) string   { return c.zone }
+func regionOf(c *cluster) string { return c.region }
+
+// groupsOf counts the groups (zones or regions) the clusters names are in.
+func groupsOf(e *Engine, names []string, group func(*cluster) string) int {
 	seen := map[string]bool{}
 	for _, n := range names {
-		seen[e.byName[n].zone] = true
+		seen[group(e.byName[n])] = true
 	}
 	return len(seen)
 }

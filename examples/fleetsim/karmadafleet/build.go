@@ -307,9 +307,9 @@ func (r *reader) checkPlacement(src source, ref Ref, p *field.Path, pl *Placemen
 		switch {
 		case sc.SpreadByLabel != "":
 			r.note(src, ref, sp.Child("spreadByLabel"), "a spread by label is not modelled; the constraint is ignored")
-		case sc.SpreadByField == "region" || sc.SpreadByField == "provider":
-			r.note(src, ref, sp.Child("spreadByField"), "a spread by %s is not modelled; the constraint is ignored", sc.SpreadByField)
-		case sc.SpreadByField != "" && sc.SpreadByField != "cluster" && sc.SpreadByField != "zone":
+		case sc.SpreadByField == "provider":
+			r.note(src, ref, sp.Child("spreadByField"), "a spread by provider is not modelled; the constraint is ignored")
+		case sc.SpreadByField != "" && sc.SpreadByField != "cluster" && sc.SpreadByField != "zone" && sc.SpreadByField != "region":
 			r.note(src, ref, sp.Child("spreadByField"), "unknown spread field %q; the constraint is ignored", sc.SpreadByField)
 		}
 	}
