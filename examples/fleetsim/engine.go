@@ -141,6 +141,10 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 				}
 				start = append(start, eviction.TargetCluster{Name: t.Name, Replicas: r})
 			}
+			if len(w.groups) > 0 {
+				// The group in use is the first that holds the placement.
+				w.useGroup(w.groupHolding(start))
+			}
 			e.setTargets(w, start)
 		}
 		e.schedule(w)

@@ -73,6 +73,14 @@ func (e *Engine) whyInput(w *workload) why.Input {
 			in.Dispatched = append(in.Dispatched, c.name)
 		}
 	}
+	// The later affinity groups, as the scheduler tries them.
+	if start := w.group; len(w.groups) > 0 {
+		for g := start + 1; g < len(w.groups); g++ {
+			w.useGroup(g)
+			in.Alternatives = append(in.Alternatives, e.replaceRequest(w, w.targets, nil))
+		}
+		w.useGroup(start)
+	}
 	if p, ok := e.lib.Pacer.(*pacerAdapter); ok {
 		in.Pacer = p.p
 	}

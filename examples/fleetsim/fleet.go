@@ -112,8 +112,14 @@ type genAffinity struct {
 	ClusterNames []string `json:"clusterNames"`
 }
 
+type genAffinityTerm struct {
+	AffinityName string   `json:"affinityName"`
+	ClusterNames []string `json:"clusterNames"`
+}
+
 type genPlacement struct {
 	ClusterAffinity    *genAffinity       `json:"clusterAffinity,omitempty"`
+	ClusterAffinities  []genAffinityTerm  `json:"clusterAffinities,omitempty"`
 	ClusterTolerations any                `json:"clusterTolerations,omitempty"`
 	SpreadConstraints  []genSpread        `json:"spreadConstraints,omitempty"`
 	ReplicaScheduling  genReplicaSchedule `json:"replicaScheduling"`
@@ -389,11 +395,8 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		gw.Placement.ReplicaScheduling.ReplicaSchedulingType = "Divided"
 	}
 	// Affinity: the clusters it selects, by name.
-	aff, affPath := pl.ClusterAffinity, placementPath.Child("clusterAffinity")
-	if aff == nil && len(pl.ClusterAffinities) > 0 {
-		aff, affPath = &pl.ClusterAffinities[0].ClusterAffinity, placementPath.Child("clusterAffinities").Index(0)
-	}
-	if aff != nil {
+	if aff := pl.ClusterAffinity; aff != nil {
+		affPath := placementPath.Child("clusterAffinity")
 		sel, err := selectClusters(f, *aff)
 		if err != nil {
 			note(placementRef, affPath, "cannot be evaluated (%v); left out", err)
@@ -405,6 +408,27 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		}
 		if len(sel) < len(f.Clusters) {
 			gw.Placement.ClusterAffinity = &genAffinity{ClusterNames: sel}
+		}
+	}
+	// Affinity groups, in order, each by the clusters it selects. A group
+	// that selects none could never place: it is left out.
+	if pl.ClusterAffinity == nil {
+		for i := range pl.ClusterAffinities {
+			term, termPath := &pl.ClusterAffinities[i], placementPath.Child("clusterAffinities").Index(i)
+			sel, err := selectClusters(f, term.ClusterAffinity)
+			if err != nil {
+				note(placementRef, termPath, "cannot be evaluated (%v); left out", err)
+				return gw, false
+			}
+			if len(sel) == 0 {
+				note(placementRef, termPath, "affinity group %q selects no cluster of the input; the group is left out", term.AffinityName)
+				continue
+			}
+			gw.Placement.ClusterAffinities = append(gw.Placement.ClusterAffinities, genAffinityTerm{AffinityName: term.AffinityName, ClusterNames: sel})
+		}
+		if len(pl.ClusterAffinities) > 0 && len(gw.Placement.ClusterAffinities) == 0 {
+			note(placementRef, placementPath.Child("clusterAffinities"), "no affinity group selects a cluster of the input; left out")
+			return gw, false
 		}
 	}
 	if len(pl.ClusterTolerations) > 0 {

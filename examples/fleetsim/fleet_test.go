@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -500,4 +501,67 @@ func FuzzFleetScenario(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An export's clusterAffinities become the scenario's affinity groups, in
+// order and by the clusters each selects; a group that selects none is
+// reported and left out, and the simulation moves the workload group by
+// group.
+func TestFleetAffinityGroups(t *testing.T) {
+	export := `apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1, labels: {tier: primary}}
+spec: {syncMode: Push, zone: z1}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m2}
+spec: {syncMode: Push, zone: z2}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: web, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: web}
+  replicas: 2
+  clusters: [{name: m1}]
+  placement:
+    clusterAffinities:
+      - {affinityName: primary, labelSelector: {matchLabels: {tier: primary}}}
+      - {affinityName: nowhere, clusterNames: [m9]}
+      - {affinityName: backup, clusterNames: [m2]}
+    spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]
+`
+	f, err := karmadafleet.Parse("export.yaml", []byte(export))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := buildFleetRun(f, "export.yaml", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var findings []string
+	for _, fd := range run.Findings {
+		findings = append(findings, fd.Field+": "+fd.Message)
+	}
+	if want := `spec.placement.clusterAffinities[1]: affinity group "nowhere" selects no cluster of the input; the group is left out`; !slices.Contains(findings, want) {
+		t.Errorf("findings %q lack %q", findings, want)
+	}
+	sc, err := ParseScenario("gen.yaml", run.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%+v", sc.Workloads[0].Placement.ClusterAffinities); got != "[{AffinityName:primary ClusterAffinity:{ClusterNames:[m1] Zones:[]}} {AffinityName:backup ClusterAffinity:{ClusterNames:[m2] Zones:[]}}]" {
+		t.Errorf("affinity groups %s", got)
+	}
+	// The default fault takes m1 down: the workload moves to the backup
+	// group.
+	e, err := NewEngine(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Run()
+	if got := placementOf(e, "ns/web"); got != "[m2]" {
+		t.Errorf("placement at the end %s, want [m2]: the backup group", got)
+	}
 }

@@ -66,8 +66,29 @@ func (p *placement) needsPlacement(e *Engine, w *workload) bool {
 	return len(w.targets) < desiredClusters(e, w)
 }
 
-// Place returns w's new targets, or nil when nothing changes.
+// Place returns w's new targets, or nil when nothing changes. A placed
+// workload is topped up within its affinity group; one not placed yet
+// takes the first group, from the one in use on, that places it.
 func (p *placement) Place(e *Engine, w *workload) []eviction.TargetCluster {
+	if len(w.groups) == 0 || len(w.targets) > 0 {
+		return p.placeInGroup(e, w)
+	}
+	start := w.group
+	for g := start; g < len(w.groups); g++ {
+		w.useGroup(g)
+		if next := p.placeInGroup(e, w); next != nil {
+			if g > start {
+				e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("no room in affinity group %q: placed by %q", w.groups[start].name, w.groups[g].name))
+			}
+			return next
+		}
+	}
+	w.useGroup(start)
+	return nil
+}
+
+// placeInGroup is Place within the affinity in use.
+func (p *placement) placeInGroup(e *Engine, w *workload) []eviction.TargetCluster {
 	if !p.needsPlacement(e, w) {
 		return nil
 	}
@@ -293,9 +314,10 @@ func staticWeight(w *workload, among []string, cluster string) int64 {
 // replace is the scheduler's failover re-placement after an eviction:
 // scheduling.Replace takes eviction.Evict's result as it is, keeps the other
 // clusters and replaces the evicted one among the feasible candidates.
+// With clusterAffinities, a group in use without room gives way to the
+// next group that has, which takes the whole placement.
 func (e *Engine) replace(w *workload, res eviction.EvictResult) {
-	req := e.replaceRequest(w, res.Targets, res.Evicted)
-	plan, err := e.lib.Replace(req)
+	plan, err := e.replaceInGroups(w, res)
 	if err != nil {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement failed: "+err.Error())
 		return
@@ -319,6 +341,46 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		next = append(next, eviction.TargetCluster{Name: t.Name, Replicas: r})
 	}
 	e.setTargets(w, next)
+}
+
+// replaceInGroups runs scheduling.Replace in the affinity group in use,
+// then, while it places nothing, in each later group, where the clusters
+// the group does not select leave as the evicted ones do. The first plan
+// that places stands, and its group is the one in use; when none does,
+// the plan of the group in use stands.
+func (e *Engine) replaceInGroups(w *workload, res eviction.EvictResult) (scheduling.Plan, error) {
+	start := w.group
+	var first scheduling.Plan
+	for g := start; g < max(len(w.groups), 1); g++ {
+		targets, evicted := res.Targets, res.Evicted
+		if g > start {
+			w.useGroup(g)
+			targets, evicted = nil, slices.Clone(res.Evicted)
+			for _, t := range res.Targets {
+				if w.affinity == nil || w.affinity[t.Name] {
+					targets = append(targets, t)
+				} else {
+					evicted = append(evicted, t)
+				}
+			}
+		}
+		plan, err := e.lib.Replace(e.replaceRequest(w, targets, evicted))
+		if err != nil {
+			w.useGroupIfAny(start)
+			return plan, err
+		}
+		if plan.Changed && plan.Reason == "" {
+			if g > start {
+				e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("no room in affinity group %q: re-placed by %q", w.groups[start].name, w.groups[g].name))
+			}
+			return plan, nil
+		}
+		if g == start {
+			first = plan
+		}
+	}
+	w.useGroupIfAny(start)
+	return first, nil
 }
 
 // replaceRequest is the scheduler's re-placement request for w after the

@@ -409,3 +409,85 @@ faults:
 		t.Errorf("placement after a recovered %s, want [a, b] again", got)
 	}
 }
+
+// groupsWorkload is a Duplicated workload on one cluster whose
+// clusterAffinities put a first and c or d (zones z2, z3) second.
+const groupsWorkload = `workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      clusterAffinities:
+        - {affinityName: primary, clusterNames: [a]}
+        - {affinityName: backup, zones: [z2, z3]}
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 1}
+`
+
+func TestAffinityGroupsFailOverToTheNextGroupAndStay(t *testing.T) {
+	e, err := NewEngine(mustParse(t, zoneFleet+groupsWorkload+`faults:
+  - {at: 2m, type: outage, cluster: a, for: 10m}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placementOf(e, "w"); got != "[a]" {
+		t.Fatalf("initial placement %s, want [a]: the first group", got)
+	}
+	w := e.wByName["w"]
+	runChecking(t, e, func() {
+		for _, tc := range w.targets {
+			if tc.Name == "b" || tc.Name == "e" {
+				t.Fatalf("at %s the placement %s left both groups", formatSimTime(e.Elapsed()), placementOf(e, "w"))
+			}
+		}
+	})
+	// a came back at 12m; the workload stays in the backup group.
+	if got := placementOf(e, "w"); got != "[c]" || w.groups[w.group].name != "backup" {
+		t.Errorf("placement %s by group %q, want [c] by \"backup\"", got, w.groups[w.group].name)
+	}
+	var tl strings.Builder
+	if err := e.Timeline().Render(&tl); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tl.String(), `no room in affinity group "primary": re-placed by "backup"`) {
+		t.Error("the timeline does not say the placement moved to the backup group")
+	}
+}
+
+func TestAffinityGroupsFirstPlacementSkipsAGroupWithoutRoom(t *testing.T) {
+	fleet := strings.Replace(zoneFleet, "{name: a, zone: z1}", "{name: a, zone: z1, taints: [{key: maintenance, effect: NoSchedule}]}", 1)
+	e, err := NewEngine(mustParse(t, fleet+groupsWorkload), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placementOf(e, "w"); got != "[c]" {
+		t.Errorf("placement %s, want [c]: a is tainted, so the backup group places", got)
+	}
+}
+
+func TestAffinityGroupsAreValidated(t *testing.T) {
+	for _, tc := range []struct {
+		name, placement, want string
+	}{
+		{"both affinities", "{clusterAffinity: {clusterNames: [a]}, clusterAffinities: [{affinityName: x, clusterNames: [b]}]}",
+			"test.yaml:14: workloads[0].placement.clusterAffinities: clusterAffinity and clusterAffinities exclude each other"},
+		{"no name", "{clusterAffinities: [{clusterNames: [b]}]}",
+			"test.yaml:14: workloads[0].placement.clusterAffinities[0].affinityName: must not be empty"},
+		{"a name twice", "{clusterAffinities: [{affinityName: x, clusterNames: [a]}, {affinityName: x, clusterNames: [b]}]}",
+			`test.yaml:14: workloads[0].placement.clusterAffinities[1].affinityName: "x" names an earlier group too`},
+		{"unknown cluster", "{clusterAffinities: [{affinityName: x, clusterNames: [a]}, {affinityName: y, clusterNames: [q]}]}",
+			`test.yaml:14: workloads[0].placement.clusterAffinities[1].clusterNames[0]: unknown cluster "q"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseScenario("test.yaml", []byte(zoneFleet+"workloads:\n  - name: w\n    kind: Deployment\n    replicas: 1\n    placement: "+tc.placement+"\n"))
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("want a *ParseError, got %v", err)
+			}
+			if got := pe.Errors[0].Error(); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got  %s\nwant %s...", got, tc.want)
+			}
+		})
+	}
+}

@@ -107,10 +107,16 @@ type TargetSpec struct {
 
 // PlacementSpec mirrors the placement block of a PropagationPolicy.
 type PlacementSpec struct {
-	ClusterAffinity    *ClusterAffinity   `yaml:"clusterAffinity"`
-	ClusterTolerations yaml.Node          `yaml:"clusterTolerations"`
-	SpreadConstraints  []SpreadConstraint `yaml:"spreadConstraints"`
-	ReplicaScheduling  ReplicaScheduling  `yaml:"replicaScheduling"`
+	ClusterAffinity *ClusterAffinity `yaml:"clusterAffinity"`
+	// ClusterAffinities are ordered affinity groups (instead of
+	// clusterAffinity), as Karmada's: the workload is placed in the first
+	// group that has room, from the group in use on; a failover that finds
+	// no room in the group in use moves the whole placement to the next
+	// group that has, and a workload never goes back to an earlier group.
+	ClusterAffinities  []ClusterAffinityTerm `yaml:"clusterAffinities"`
+	ClusterTolerations yaml.Node             `yaml:"clusterTolerations"`
+	SpreadConstraints  []SpreadConstraint    `yaml:"spreadConstraints"`
+	ReplicaScheduling  ReplicaScheduling     `yaml:"replicaScheduling"`
 }
 
 // ClusterAffinity selects clusters by name and zone. As in Karmada, a
@@ -119,6 +125,12 @@ type PlacementSpec struct {
 type ClusterAffinity struct {
 	ClusterNames []string `yaml:"clusterNames"`
 	Zones        []string `yaml:"zones"`
+}
+
+// ClusterAffinityTerm is one named group of clusterAffinities.
+type ClusterAffinityTerm struct {
+	AffinityName    string `yaml:"affinityName"`
+	ClusterAffinity `yaml:",inline"`
 }
 
 func (a ClusterAffinity) matches(c ClusterSpec) bool {

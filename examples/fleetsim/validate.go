@@ -266,16 +266,23 @@ func suspensionOnClustersKey(c *errCollector, sp string) string {
 
 func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, zones map[string]bool) {
 	if a := pl.ClusterAffinity; a != nil {
-		for j, n := range a.ClusterNames {
-			if !clusters[n] {
-				c.add(fmt.Sprintf("%s.clusterAffinity.clusterNames[%d]", p, j), "unknown cluster %q", n)
-			}
+		validateAffinity(c, a, p+".clusterAffinity", clusters, zones)
+		if len(pl.ClusterAffinities) > 0 {
+			c.add(p+".clusterAffinities", "clusterAffinity and clusterAffinities exclude each other")
 		}
-		for j, z := range a.Zones {
-			if !zones[z] {
-				c.add(fmt.Sprintf("%s.clusterAffinity.zones[%d]", p, j), "unknown zone %q", z)
-			}
+	}
+	names := map[string]bool{}
+	for j := range pl.ClusterAffinities {
+		term := &pl.ClusterAffinities[j]
+		tp := fmt.Sprintf("%s.clusterAffinities[%d]", p, j)
+		switch {
+		case term.AffinityName == "":
+			c.add(tp+".affinityName", "must not be empty: it names the group in use")
+		case names[term.AffinityName]:
+			c.add(tp+".affinityName", "%q names an earlier group too", term.AffinityName)
 		}
+		names[term.AffinityName] = true
+		validateAffinity(c, &term.ClusterAffinity, tp, clusters, zones)
 	}
 	spreadBy := map[string]bool{}
 	for j, s := range pl.SpreadConstraints {
@@ -331,6 +338,20 @@ func validatePlacement(c *errCollector, pl *PlacementSpec, p string, clusters, z
 					c.add(fmt.Sprintf("%s.targetCluster.zones[%d]", wp, k), "unknown zone %q", z)
 				}
 			}
+		}
+	}
+}
+
+// validateAffinity checks that an affinity names known clusters and zones.
+func validateAffinity(c *errCollector, a *ClusterAffinity, p string, clusters, zones map[string]bool) {
+	for j, n := range a.ClusterNames {
+		if !clusters[n] {
+			c.add(fmt.Sprintf("%s.clusterNames[%d]", p, j), "unknown cluster %q", n)
+		}
+	}
+	for j, z := range a.Zones {
+		if !zones[z] {
+			c.add(fmt.Sprintf("%s.zones[%d]", p, j), "unknown zone %q", z)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,8 +58,15 @@ type workload struct {
 	// weights is the static weight of each cluster that a weight rule
 	// names (Karmada's rule: the highest of the matching rules); a cluster
 	// no rule names is absent (weight 0). Nil without a weight preference.
-	weights  map[string]int64
+	weights map[string]int64
+	// affinity is the set of clusters the affinity in use selects; nil
+	// selects every cluster.
 	affinity map[string]bool
+	// groups are the placement's clusterAffinities in order, each with
+	// the set it selects, and group the index of the one in use (whose
+	// set affinity is); nil without clusterAffinities.
+	groups []affinityGroup
+	group  int
 
 	targets []eviction.TargetCluster
 	tasks   []eviction.GracefulEvictionTask
@@ -191,14 +199,25 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 	if w.divided {
 		w.clusterSpread, w.zoneSpread, w.regionSpread = groupBounds{}, groupBounds{}, groupBounds{}
 	}
-	a := spec.Placement.ClusterAffinity
-	if a != nil && (len(a.ClusterNames) > 0 || len(a.Zones) > 0) || needsRegion {
-		w.affinity = map[string]bool{}
+	selected := func(a *ClusterAffinity) map[string]bool {
+		if (a == nil || len(a.ClusterNames) == 0 && len(a.Zones) == 0) && !needsRegion {
+			return nil
+		}
+		set := map[string]bool{}
 		for _, cs := range e.sc.Clusters {
 			if (a == nil || a.matches(cs)) && (!needsRegion || cs.Region != "") {
-				w.affinity[cs.Name] = true
+				set[cs.Name] = true
 			}
 		}
+		return set
+	}
+	w.affinity = selected(spec.Placement.ClusterAffinity)
+	for i := range spec.Placement.ClusterAffinities {
+		term := &spec.Placement.ClusterAffinities[i]
+		w.groups = append(w.groups, affinityGroup{name: term.AffinityName, clusters: selected(&term.ClusterAffinity)})
+	}
+	if len(w.groups) > 0 {
+		w.useGroup(0)
 	}
 	if wp := spec.Placement.ReplicaScheduling.WeightPreference; wp != nil {
 		w.weights = map[string]int64{}
@@ -215,6 +234,36 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		}
 	}
 	return w, nil
+}
+
+// affinityGroup is one term of clusterAffinities: its name and the set
+// of clusters it selects (nil: every cluster).
+type affinityGroup struct {
+	name     string
+	clusters map[string]bool
+}
+
+// useGroup makes the affinity group at index i the one in use.
+func (w *workload) useGroup(i int) {
+	w.group, w.affinity = i, w.groups[i].clusters
+}
+
+// useGroupIfAny is useGroup for a workload that may have no groups.
+func (w *workload) useGroupIfAny(i int) {
+	if len(w.groups) > 0 {
+		w.useGroup(i)
+	}
+}
+
+// groupHolding returns the index of the first affinity group that selects
+// every cluster of targets, or 0.
+func (w *workload) groupHolding(targets []eviction.TargetCluster) int {
+	for i, g := range w.groups {
+		if g.clusters == nil || !slices.ContainsFunc(targets, func(t eviction.TargetCluster) bool { return !g.clusters[t.Name] }) {
+			return i
+		}
+	}
+	return 0
 }
 
 // groupBounds is a spread constraint's minGroups and maxGroups.

@@ -299,9 +299,6 @@ func (r *reader) checkPlacement(src source, ref Ref, p *field.Path, pl *Placemen
 	if pl == nil {
 		return
 	}
-	if len(pl.ClusterAffinities) > 0 {
-		r.note(src, ref, p.Child("clusterAffinities"), "ordered affinity terms are not modelled: only the first (%q) is used", pl.ClusterAffinities[0].AffinityName)
-	}
 	for i, sc := range pl.SpreadConstraints {
 		sp := p.Child("spreadConstraints").Index(i)
 		switch {

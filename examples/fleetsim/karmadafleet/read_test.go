@@ -273,7 +273,6 @@ func TestFindings(t *testing.T) {
 	}
 	want := []string{
 		"PropagationPolicy shop/web spec.placement.workloadAffinity",
-		"PropagationPolicy shop/web spec.placement.clusterAffinities",
 		"PropagationPolicy shop/web spec.placement.spreadConstraints[0].spreadByField",
 		"PropagationPolicy shop/web spec.placement.spreadConstraints[1].spreadByLabel",
 		"PropagationPolicy shop/web spec.placement.replicaScheduling.replicaDivisionPreference",
