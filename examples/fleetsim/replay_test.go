@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -162,7 +163,7 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		},
 	}
 	for _, c := range sc.Clusters {
-		fx.Clusters = append(fx.Clusters, replay.Cluster{Name: c.Name, Zone: c.Zone, SyncMode: c.SyncMode})
+		fx.Clusters = append(fx.Clusters, replay.Cluster{Name: c.Name, Zone: c.Zone, Region: c.Region, SyncMode: c.SyncMode})
 	}
 	for _, w := range e.workloads {
 		spec := w.spec
@@ -180,6 +181,15 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		}
 		if b := w.zoneSpread; b != (groupBounds{}) {
 			rw.ZoneSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
+		}
+		if b := w.regionSpread; b != (groupBounds{}) {
+			rw.RegionSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
+		}
+		if len(w.groups) > 0 && w.group != 0 {
+			return nil, fmt.Errorf("workload %s starts in affinity group %q: a replay starts every workload in its first group", w.name(), w.groups[w.group].name)
+		}
+		for _, g := range w.groups {
+			rw.AffinityGroups = append(rw.AffinityGroups, replay.AffinityGroup{Name: g.name, ClusterNames: slices.Sorted(maps.Keys(g.clusters))})
 		}
 		fx.Workloads = append(fx.Workloads, rw)
 	}

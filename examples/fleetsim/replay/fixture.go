@@ -69,6 +69,8 @@ type Settings struct {
 type Cluster struct {
 	Name string `json:"name"`
 	Zone string `json:"zone,omitempty"`
+	// Region is empty when the scenario gives none.
+	Region string `json:"region,omitempty"`
 	// SyncMode is Push or Pull.
 	SyncMode string `json:"syncMode"`
 }
@@ -87,13 +89,19 @@ type Workload struct {
 	StaticWeights map[string]int64 `json:"staticWeights,omitempty"`
 	// ClusterNames is the cluster affinity by name; empty is every cluster.
 	ClusterNames []string `json:"clusterNames,omitempty"`
+	// AffinityGroups are ordered affinity groups (Karmada's
+	// clusterAffinities) instead of ClusterNames; the initial placement is
+	// in the first.
+	AffinityGroups []AffinityGroup `json:"affinityGroups,omitempty"`
 	// ClusterSpread bounds the number of clusters; nil bounds nothing.
 	ClusterSpread *SpreadConstraint `json:"clusterSpread,omitempty"`
 	// ZoneSpread bounds the number of zones; nil bounds nothing.
-	ZoneSpread  *SpreadConstraint          `json:"zoneSpread,omitempty"`
-	Tolerations []corev1.Toleration        `json:"tolerations,omitempty"`
-	Failover    *failover.FailoverBehavior `json:"failover,omitempty"`
-	Suspension  *suspension.Suspension     `json:"suspension,omitempty"`
+	ZoneSpread *SpreadConstraint `json:"zoneSpread,omitempty"`
+	// RegionSpread bounds the number of regions; nil bounds nothing.
+	RegionSpread *SpreadConstraint          `json:"regionSpread,omitempty"`
+	Tolerations  []corev1.Toleration        `json:"tolerations,omitempty"`
+	Failover     *failover.FailoverBehavior `json:"failover,omitempty"`
+	Suspension   *suspension.Suspension     `json:"suspension,omitempty"`
 	// State is the state the first copies run with (a Flink job id:
 	// "jobId").
 	State map[string]string `json:"state,omitempty"`
@@ -104,7 +112,15 @@ type Workload struct {
 	Final []eviction.TargetCluster `json:"final"`
 }
 
-// SpreadConstraint bounds how many clusters, or zones, a workload spans.
+// AffinityGroup is one group of clusterAffinities: its name and the
+// clusters it selects by name (empty: every cluster).
+type AffinityGroup struct {
+	Name         string   `json:"name"`
+	ClusterNames []string `json:"clusterNames,omitempty"`
+}
+
+// SpreadConstraint bounds how many clusters, zones or regions a workload
+// spans.
 type SpreadConstraint struct {
 	MinGroups int32 `json:"minGroups,omitempty"`
 	MaxGroups int32 `json:"maxGroups,omitempty"`

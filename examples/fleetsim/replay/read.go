@@ -87,6 +87,17 @@ func Validate(f *Fixture) field.ErrorList {
 		for j, name := range w.ClusterNames {
 			knownCluster(p.Child("clusterNames").Index(j), name)
 		}
+		if len(w.ClusterNames) > 0 && len(w.AffinityGroups) > 0 {
+			errs = append(errs, field.Forbidden(p.Child("affinityGroups"), "clusterNames and affinityGroups exclude each other"))
+		}
+		groups := map[string]bool{}
+		for j, g := range w.AffinityGroups {
+			gp := p.Child("affinityGroups").Index(j)
+			errs = append(errs, newName(gp.Child("name"), g.Name, groups)...)
+			for k, name := range g.ClusterNames {
+				knownCluster(gp.Child("clusterNames").Index(k), name)
+			}
+		}
 		for _, name := range slices.Sorted(maps.Keys(w.StaticWeights)) {
 			knownCluster(p.Child("staticWeights").Key(name), name)
 			if w.StaticWeights[name] <= 0 {

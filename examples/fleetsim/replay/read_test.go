@@ -61,6 +61,16 @@ func TestReadNamesTheField(t *testing.T) {
 		"weight cluster":                    {func(f *Fixture) { f.Workloads[0].StaticWeights = map[string]int64{"z": 1} }, "workloads[0].staticWeights[z]"},
 		"weight":                            {func(f *Fixture) { f.Workloads[0].StaticWeights = map[string]int64{"a": 0} }, "workloads[0].staticWeights[a]"},
 		"negative copies":                   {func(f *Fixture) { f.Workloads[0].Replicas = -1 }, "workloads[0].replicas"},
+		"group name":                        {func(f *Fixture) { f.Workloads[0].AffinityGroups = []AffinityGroup{{ClusterNames: []string{"a"}}} }, "workloads[0].affinityGroups[0].name"},
+		"group twice": {func(f *Fixture) {
+			f.Workloads[0].AffinityGroups = []AffinityGroup{{Name: "g"}, {Name: "g"}}
+		}, "workloads[0].affinityGroups[1].name"},
+		"group cluster": {func(f *Fixture) {
+			f.Workloads[0].AffinityGroups = []AffinityGroup{{Name: "g", ClusterNames: []string{"z"}}}
+		}, "workloads[0].affinityGroups[0].clusterNames[0]"},
+		"names and groups": {func(f *Fixture) {
+			f.Workloads[0].ClusterNames, f.Workloads[0].AffinityGroups = []string{"a"}, []AffinityGroup{{Name: "g"}}
+		}, "workloads[0].affinityGroups"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -194,6 +194,7 @@ func (r *replayRun) run() {
 	for _, c := range r.fx.Clusters {
 		cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: r.real(c.Name)}, Spec: clusterv1alpha1.ClusterSpec{
 			SyncMode: clusterv1alpha1.ClusterSyncMode(c.SyncMode),
+			Region:   c.Region,
 		}}
 		if c.Zone != "" {
 			// As Karmada's API server stores a Cluster: in spec.zones.
@@ -281,6 +282,18 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 	}
 	if sp := w.ZoneSpread; sp != nil {
 		placement.SpreadConstraints = append(placement.SpreadConstraints, policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)})
+	}
+	if sp := w.RegionSpread; sp != nil {
+		placement.SpreadConstraints = append(placement.SpreadConstraints, policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)})
+	}
+	// The initial placement is in the first group: the binding names none
+	// in status.schedulerObservingAffinityName, which means the first.
+	for _, g := range w.AffinityGroups {
+		term := policyv1alpha1.ClusterAffinityTerm{AffinityName: g.Name}
+		for _, name := range g.ClusterNames {
+			term.ClusterNames = append(term.ClusterNames, r.real(name))
+		}
+		placement.ClusterAffinities = append(placement.ClusterAffinities, term)
 	}
 	rb := &workv1alpha2.ResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: w.Name},
