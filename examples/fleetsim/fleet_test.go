@@ -364,14 +364,7 @@ spec:
     spreadConstraints: [{spreadByField: zone, maxGroups: 1}]
     replicaScheduling: {replicaSchedulingType: Divided, weightPreference: {staticWeightList: [{targetCluster: {clusterNames: [m9]}, weight: 3}]}}
 `
-	f, err := karmadafleet.Parse("export.yaml", []byte(export))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := buildFleetRun(f, "export.yaml", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := exportRun(t, export)
 	var got []string
 	for _, fd := range run.Findings {
 		got = append(got, fd.Object.String()+" "+fd.Field)
@@ -532,14 +525,7 @@ spec:
       - {affinityName: backup, clusterNames: [m2]}
     spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]
 `
-	f, err := karmadafleet.Parse("export.yaml", []byte(export))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := buildFleetRun(f, "export.yaml", "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := exportRun(t, export)
 	var findings []string
 	for _, fd := range run.Findings {
 		findings = append(findings, fd.Field+": "+fd.Message)
@@ -564,4 +550,18 @@ spec:
 	if got := placementOf(e, "ns/web"); got != "[m2]" {
 		t.Errorf("placement at the end %s, want [m2]: the backup group", got)
 	}
+}
+
+// exportRun reads export as one file of a Karmada export and builds its run.
+func exportRun(t *testing.T, export string) *fleetRun {
+	t.Helper()
+	f, err := karmadafleet.Parse("export.yaml", []byte(export))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := buildFleetRun(f, "export.yaml", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
 }

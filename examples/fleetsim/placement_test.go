@@ -24,7 +24,7 @@ clusters:
 `
 
 func TestZoneSpreadIsHonoredInPlacementAndFailover(t *testing.T) {
-	sc := mustParse(t, zoneFleet+`workloads:
+	e := mustEngine(t, zoneFleet+`workloads:
   - name: w
     kind: Deployment
     replicas: 1
@@ -35,29 +35,17 @@ func TestZoneSpreadIsHonoredInPlacementAndFailover(t *testing.T) {
 faults:
   - {at: 2m, type: outage, cluster: a, for: 20m}
 `)
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := placementOf(e, "w"); got != "[a, b]" {
 		t.Fatalf("initial placement %s, want [a, b]: two clusters of one zone", got)
 	}
+	w := e.wByName["w"]
 	evicted := false
-	for e.step < e.steps {
-		e.Step()
-		w := e.wByName["w"]
-		names := make([]string, 0, len(w.targets))
-		for _, tc := range w.targets {
-			names = append(names, tc.Name)
-		}
-		if z := groupsOf(e, names, zoneOf); z > 1 {
+	runChecking(t, e, func() {
+		if z := groupsOf(e, targetNames(w), zoneOf); z > 1 {
 			t.Fatalf("at %s the placement %s spans %d zones, the zone spread allows 1", formatSimTime(e.Elapsed()), placementOf(e, "w"), z)
 		}
 		evicted = evicted || !w.isTarget("a")
-	}
-	if v := e.Violations(); len(v) > 0 {
-		t.Fatal(v)
-	}
+	})
 	if !evicted {
 		t.Fatal("the outage of a evicted nothing; the test proves nothing")
 	}
@@ -67,7 +55,7 @@ faults:
 }
 
 func TestZoneSpreadMinimumPicksClustersInSeveralZones(t *testing.T) {
-	sc := mustParse(t, zoneFleet+`workloads:
+	e := mustEngine(t, zoneFleet+`workloads:
   - name: w
     kind: Deployment
     replicas: 1
@@ -77,10 +65,6 @@ func TestZoneSpreadMinimumPicksClustersInSeveralZones(t *testing.T) {
         - {spreadByField: cluster, minGroups: 2, maxGroups: 2}
         - {spreadByField: zone, minGroups: 2, maxGroups: 2}
 `)
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := placementOf(e, "w"); got != "[a, c]" {
 		t.Errorf("placement %s, want [a, c]: two clusters in two zones", got)
 	}
@@ -91,7 +75,7 @@ func TestZoneSpreadMinimumPicksClustersInSeveralZones(t *testing.T) {
 }
 
 func TestZoneSpreadTheFleetCannotMeetPlacesNothing(t *testing.T) {
-	sc := mustParse(t, zoneFleet+`workloads:
+	e := mustEngine(t, zoneFleet+`workloads:
   - name: w
     kind: Deployment
     replicas: 1
@@ -101,10 +85,6 @@ func TestZoneSpreadTheFleetCannotMeetPlacesNothing(t *testing.T) {
         - {spreadByField: cluster, minGroups: 1, maxGroups: 3}
         - {spreadByField: zone, minGroups: 2}
 `)
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := placementOf(e, "w"); got != "[]" {
 		t.Errorf("placement %s, want none: the affinity leaves one zone, the spread needs two", got)
 	}
@@ -171,10 +151,7 @@ func TestStaticWeightsFollowKarmada(t *testing.T) {
 		{"names and zones both must match", 4, "[{targetCluster: {clusterNames: [a, b], zones: [z2]}, weight: 1}]", "[b=4]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := NewEngine(mustParse(t, weightedScenario(tc.replicas, tc.weights, "[]")), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e := mustEngine(t, weightedScenario(tc.replicas, tc.weights, "[]"))
 			if got := placementOf(e, "w"); got != tc.want {
 				t.Errorf("placement %s, want %s", got, tc.want)
 			}
@@ -183,12 +160,8 @@ func TestStaticWeightsFollowKarmada(t *testing.T) {
 }
 
 func TestFailoverKeepsAClusterWithoutWeightOut(t *testing.T) {
-	sc := mustParse(t, weightedScenario(6, "[{targetCluster: {clusterNames: [a]}, weight: 1}, {targetCluster: {clusterNames: [b]}, weight: 1}]",
+	e := mustEngine(t, weightedScenario(6, "[{targetCluster: {clusterNames: [a]}, weight: 1}, {targetCluster: {clusterNames: [b]}, weight: 1}]",
 		"[{at: 2m, type: outage, cluster: a}]"))
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if v := e.Run(); len(v) > 0 {
 		t.Fatal(v)
 	}
@@ -213,7 +186,7 @@ func TestStaticWeightsOfUnknownZonesAreRejected(t *testing.T) {
 // zone spread leaves no cluster of it to choose from: the workload then
 // keeps no copy rather than one outside its affinity.
 func TestReplacementStaysInTheAffinityUnderAZoneSpread(t *testing.T) {
-	sc := mustParse(t, zoneFleet+`workloads:
+	e := mustEngine(t, zoneFleet+`workloads:
   - name: w
     kind: Deployment
     replicas: 1
@@ -226,10 +199,6 @@ faults:
   - {at: 2m, type: outage, cluster: c, for: 25m}
   - {at: 2m, type: outage, cluster: d, for: 25m}
 `)
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	evicted := false
 	for e.step < e.steps {
 		e.Step()
@@ -251,7 +220,7 @@ faults:
 // replicas go to every cluster of the affinity, over three zones where the
 // zone spread says one, and stay spread after a failover.
 func TestDividedWorkloadIgnoresItsSpread(t *testing.T) {
-	sc := mustParse(t, zoneFleet+`workloads:
+	e := mustEngine(t, zoneFleet+`workloads:
   - name: w
     kind: Deployment
     replicas: 6
@@ -264,10 +233,6 @@ func TestDividedWorkloadIgnoresItsSpread(t *testing.T) {
 faults:
   - {at: 2m, type: outage, cluster: a, for: 25m}
 `)
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	targetNames := func() []string {
 		var out []string
 		for _, tc := range e.wByName["w"].targets {
@@ -319,6 +284,25 @@ faults:
 `
 }
 
+// mustEngine parses the scenario data and starts an engine on it.
+func mustEngine(t *testing.T, data string) *Engine {
+	t.Helper()
+	e, err := NewEngine(mustParse(t, data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// targetNames lists the clusters w is placed on.
+func targetNames(w *workload) []string {
+	names := make([]string, 0, len(w.targets))
+	for _, tc := range w.targets {
+		names = append(names, tc.Name)
+	}
+	return names
+}
+
 // runChecking steps e to its end, calling check after every step, and
 // fails when the run broke an invariant.
 func runChecking(t *testing.T, e *Engine, check func()) {
@@ -344,21 +328,14 @@ func TestRegionSpreadIsHonoredInPlacementAndFailover(t *testing.T) {
 		{"no region spread", "", "[a, aa]", "[a, aa]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := NewEngine(mustParse(t, regionFleet+regionWorkload(tc.spreads)), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			e := mustEngine(t, regionFleet+regionWorkload(tc.spreads))
 			if got := placementOf(e, "w"); got != tc.first {
 				t.Fatalf("initial placement %s, want %s", got, tc.first)
 			}
 			w := e.wByName["w"]
 			moved := false
 			runChecking(t, e, func() {
-				var names []string
-				for _, tc := range w.targets {
-					names = append(names, tc.Name)
-				}
-				if w.regionSpread != (groupBounds{}) && (w.isTarget("aa") || !w.spans(e, names)) {
+				if w.regionSpread != (groupBounds{}) && (w.isTarget("aa") || !w.spans(e, targetNames(w))) {
 					t.Fatalf("at %s the placement %s leaves the region spread", formatSimTime(e.Elapsed()), placementOf(e, "w"))
 				}
 				moved = moved || (tc.first != tc.after && !w.isTarget("c"))
@@ -374,7 +351,7 @@ func TestRegionSpreadIsHonoredInPlacementAndFailover(t *testing.T) {
 }
 
 func TestRegionSpreadMaximumKeepsOneRegion(t *testing.T) {
-	sc := mustParse(t, regionFleet+`workloads:
+	e := mustEngine(t, regionFleet+`workloads:
   - name: w
     kind: Deployment
     replicas: 1
@@ -385,10 +362,6 @@ func TestRegionSpreadMaximumKeepsOneRegion(t *testing.T) {
 faults:
   - {at: 2m, type: outage, cluster: a, for: 20m}
 `)
-	e, err := NewEngine(sc, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if got := placementOf(e, "w"); got != "[a, b]" {
 		t.Fatalf("initial placement %s, want [a, b]: both clusters of r1", got)
 	}
@@ -425,12 +398,9 @@ const groupsWorkload = `workloads:
 `
 
 func TestAffinityGroupsFailOverToTheNextGroupAndStay(t *testing.T) {
-	e, err := NewEngine(mustParse(t, zoneFleet+groupsWorkload+`faults:
+	e := mustEngine(t, zoneFleet+groupsWorkload+`faults:
   - {at: 2m, type: outage, cluster: a, for: 10m}
-`), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if got := placementOf(e, "w"); got != "[a]" {
 		t.Fatalf("initial placement %s, want [a]: the first group", got)
 	}
@@ -457,10 +427,7 @@ func TestAffinityGroupsFailOverToTheNextGroupAndStay(t *testing.T) {
 
 func TestAffinityGroupsFirstPlacementSkipsAGroupWithoutRoom(t *testing.T) {
 	fleet := strings.Replace(zoneFleet, "{name: a, zone: z1}", "{name: a, zone: z1, taints: [{key: maintenance, effect: NoSchedule}]}", 1)
-	e, err := NewEngine(mustParse(t, fleet+groupsWorkload), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustEngine(t, fleet+groupsWorkload)
 	if got := placementOf(e, "w"); got != "[c]" {
 		t.Errorf("placement %s, want [c]: a is tainted, so the backup group places", got)
 	}
