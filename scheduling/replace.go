@@ -136,6 +136,16 @@ type Request struct {
 	Scores map[string]int64
 }
 
+// FiltersInUse returns the filters Replace runs for r: r.Filters, or
+// DefaultFilters() when r.Filters is nil. Callers that ask r's question
+// on their own (an explanation, a warning) run these.
+func (r *Request) FiltersInUse() []Filter {
+	if r.Filters == nil {
+		return DefaultFilters()
+	}
+	return r.Filters
+}
+
 // Move is one step of a re-placement.
 type Move struct {
 	// From is the cluster replicas leave; empty for replicas that were
@@ -233,11 +243,7 @@ func Replace(req *Request) (Plan, error) {
 	slices.SortFunc(lost, byTargetName)
 	slices.Sort(held)
 
-	filters := req.Filters
-	if filters == nil {
-		filters = DefaultFilters()
-	}
-	plan := Plan{Held: held, Filtered: RunFilters(&w, req.Clusters, filters...)}
+	plan := Plan{Held: held, Filtered: RunFilters(&w, req.Clusters, req.FiltersInUse()...)}
 	if len(lost) == 0 {
 		plan.Targets = sortedTargets(kept)
 		plan.Reason = ReasonNothingFailed
@@ -504,11 +510,7 @@ func divisionSlots(req *Request, w *Workload, filtered *Result, failed map[strin
 // takesNewReplicas re-runs the filters on a placed cluster as if the
 // workload were not on it yet: the answer for new replicas.
 func takesNewReplicas(req *Request, fresh *Workload, c *Cluster) bool {
-	filters := req.Filters
-	if filters == nil {
-		filters = DefaultFilters()
-	}
-	for _, f := range filters {
+	for _, f := range req.FiltersInUse() {
 		if f.Filter(fresh, c).Rejected {
 			return false
 		}

@@ -103,10 +103,10 @@ func Warnings(in PolicyInput) []Warning {
 	return out
 }
 
-// roomOutside reports whether a cluster outside targets passes req's
-// filters.
+// roomOutside reports whether a cluster outside targets passes the
+// filters req's re-placement runs.
 func roomOutside(req *scheduling.Request, targets []eviction.TargetCluster) bool {
-	res := scheduling.RunFilters(req.Workload, req.Clusters, req.Filters...)
+	res := scheduling.RunFilters(req.Workload, req.Clusters, req.FiltersInUse()...)
 	return slices.ContainsFunc(res.Feasible, func(n string) bool { return !placed(targets, n) })
 }
 

@@ -37,6 +37,13 @@ func TestWarnings(t *testing.T) {
 			"failover.cluster.purgeMode", why.ReasonNeverPurgedWithState},
 		{"no cluster left", why.PolicyInput{Placement: &scheduling.Request{Clusters: fleet, Targets: []eviction.TargetCluster{{Name: "a"}, {Name: "b"}}}},
 			"placement", why.ReasonNoClusterLeft},
+		// No Filters: the default ones, as Replace runs them, keep the
+		// workload off the only other cluster, whose taint it does not
+		// tolerate.
+		{"no cluster left by the default filters", why.PolicyInput{Placement: &scheduling.Request{
+			Clusters: []scheduling.Cluster{{Name: "a"}, {Name: "b", Taints: []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoSchedule}}}},
+			Targets:  []eviction.TargetCluster{{Name: "a"}}}},
+			"placement", why.ReasonNoClusterLeft},
 		{"cluster gate off", why.PolicyInput{Policy: &failover.FailoverBehavior{Cluster: &failover.ClusterFailoverBehavior{}}, Gates: why.Gates{ClusterFailoverOff: true}},
 			"failover.cluster", why.ReasonClusterFailoverOff},
 		{"application gate off", why.PolicyInput{Policy: &failover.FailoverBehavior{Application: &failover.ApplicationFailoverBehavior{}}, Gates: why.Gates{ApplicationFailoverOff: true}},

@@ -306,11 +306,7 @@ func alternativeRequest(alt *scheduling.Request, kept, evicted []eviction.Target
 	for _, t := range kept {
 		w.Placement = append(w.Placement, t.Name)
 	}
-	filters := alt.Filters
-	if filters == nil {
-		filters = scheduling.DefaultFilters()
-	}
-	res := scheduling.RunFilters(&w, alt.Clusters, filters...)
+	res := scheduling.RunFilters(&w, alt.Clusters, alt.FiltersInUse()...)
 	for _, t := range kept {
 		if _, rejected := res.Rejected[t.Name]; rejected {
 			req.Evicted = append(req.Evicted, t)
