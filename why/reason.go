@@ -71,11 +71,12 @@ const (
 
 // Reasons of the placement step.
 const (
-	ReasonPlacementDue       Reason = "PlacementDue"
-	ReasonNoFeasibleCluster  Reason = "NoFeasibleCluster"
-	ReasonNoClusterLeft      Reason = "NoClusterToMoveTo"
-	ReasonZoneSpreadBlocks   Reason = "NoPlaceWithinZoneSpread"
-	ReasonRegionSpreadBlocks Reason = "NoPlaceWithinRegionSpread"
+	ReasonPlacementDue        Reason = "PlacementDue"
+	ReasonNoFeasibleCluster   Reason = "NoFeasibleCluster"
+	ReasonNoClusterLeft       Reason = "NoClusterToMoveTo"
+	ReasonZoneSpreadBlocks    Reason = "NoPlaceWithinZoneSpread"
+	ReasonRegionSpreadBlocks  Reason = "NoPlaceWithinRegionSpread"
+	ReasonSchedulingSuspended Reason = "SchedulingSuspended"
 )
 
 // Reasons of the dispatch step.
@@ -125,7 +126,7 @@ func Reasons() []Reason {
 		ReasonEvictionInProgress, ReasonEvictionTaskAdded, ReasonEvictionAlreadyQueued, ReasonEvictionNotPlaced,
 		ReasonTaintsUnchanged, ReasonTaintsChanged,
 		ReasonClusterFiltered,
-		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks, ReasonRegionSpreadBlocks,
+		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks, ReasonRegionSpreadBlocks, ReasonSchedulingSuspended,
 		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped,
 		ReasonStateCarried, ReasonNoStateToCarry, ReasonStateWhileOldCopyRuns, ReasonStateSeveralTargets,
 		ReasonGracefulEvictionDone, ReasonWaitingForReplacement, ReasonOldCopyKeptUntilRemoved,

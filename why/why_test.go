@@ -277,6 +277,21 @@ func TestWorkloadRegionSpreadLeavesNoPlace(t *testing.T) {
 	}
 }
 
+// A workload whose scheduling is suspended is held at Placement until it
+// resumes, whatever room the fleet has.
+func TestWorkloadSchedulingSuspended(t *testing.T) {
+	in := outage(10 * time.Minute)
+	in.SchedulingSuspended = true
+	h := held(t, why.Workload(in))
+	if h.Step != why.StepPlacement || h.Reason != why.ReasonSchedulingSuspended || h.Warning {
+		t.Fatalf("held by %s at %s (warning %t), want SchedulingSuspended at Placement, no warning", h.Reason, h.Step, h.Warning)
+	}
+	in.SchedulingSuspended = false
+	if c := why.Workload(in); hasReason(c, why.ReasonSchedulingSuspended) || !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("once scheduling resumes the spare should take the workload:\n%s", render(c))
+	}
+}
+
 // A later affinity group (an alternative request) answers when the group
 // in use has no room: the workload on a and b, held to two clusters, may
 // run in a primary group (a, b) or a backup group (c, d); b is down.

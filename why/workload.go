@@ -86,6 +86,10 @@ type Input struct {
 	// placement (a target its filters reject leaves as well). Targets and
 	// Evicted are set here, as for Placement.
 	Alternatives []*scheduling.Request
+	// SchedulingSuspended reports that the scheduler leaves the workload
+	// alone (Karmada's spec.suspension.scheduling): nothing re-places the
+	// lost clusters until scheduling resumes.
+	SchedulingSuspended bool
 	// Dispatched lists the targets that already run a copy; the dispatch
 	// gate is asked only about the others. Nil asks about every target.
 	Dispatched []string
@@ -257,6 +261,11 @@ func (c *Chain) placement(in Input, lost []string) {
 	}
 	lost = append(lost, eviction.Unreplaced(names, in.Tasks)...)
 	if len(lost) == 0 {
+		return
+	}
+	if in.SchedulingSuspended {
+		c.add(Explanation{Step: StepPlacement, Reason: ReasonSchedulingSuspended, Holds: true,
+			Message: fmt.Sprintf("scheduling is suspended: the workload on %s is placed elsewhere once it resumes", strings.Join(lost, ", "))})
 		return
 	}
 	var kept, evicted []eviction.TargetCluster

@@ -24,6 +24,7 @@ const (
 	ReasonTolerationNotExpired            = string(why.ReasonTolerationNotExpired)
 	ReasonEvictionDue                     = string(why.ReasonEvictionDue)
 	ReasonNoFeasibleCluster               = string(why.ReasonNoFeasibleCluster)
+	ReasonSchedulingSuspended             = string(why.ReasonSchedulingSuspended)
 	ReasonWaitingForOldCopy               = string(why.ReasonWaitingForOldCopy)
 	ReasonWaitingForReplacement           = string(why.ReasonWaitingForReplacement)
 	ReasonApplicationTolerationNotExpired = string(why.ReasonUnhealthyNotExpired)
@@ -94,18 +95,19 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	spec, status := bindingSpec(f.binding), bindingStatus(f.binding)
 	fl := newFleet(f.clusters)
 	in := why.Input{
-		Targets:           toTargets(spec.Clusters),
-		Tasks:             toTasks(spec.GracefulEvictionTasks),
-		Policy:            f.policy,
-		TolerationOptions: cfg.Tolerations,
-		Gates:             why.Gates{ClusterFailoverOff: !cfg.ClusterFailover, ApplicationFailoverOff: !cfg.ApplicationFailover},
-		Pacer:             cfg.Pacer,
-		Suspension:        toSuspension(spec.Suspension),
-		TargetHealth:      aggregatedHealth(status),
-		SchedulerBehind:   status.SchedulerObservedGeneration != f.binding.GetGeneration(),
-		Assess:            cfg.Assess,
-		Dispatched:        []string{},
-		Now:               now,
+		Targets:             toTargets(spec.Clusters),
+		Tasks:               toTasks(spec.GracefulEvictionTasks),
+		Policy:              f.policy,
+		TolerationOptions:   cfg.Tolerations,
+		Gates:               why.Gates{ClusterFailoverOff: !cfg.ClusterFailover, ApplicationFailoverOff: !cfg.ApplicationFailover},
+		Pacer:               cfg.Pacer,
+		Suspension:          toSuspension(spec.Suspension),
+		TargetHealth:        aggregatedHealth(status),
+		SchedulerBehind:     status.SchedulerObservedGeneration != f.binding.GetGeneration(),
+		SchedulingSuspended: spec.SchedulingSuspended(),
+		Assess:              cfg.Assess,
+		Dispatched:          []string{},
+		Now:                 now,
 	}
 	for i := range f.clusters {
 		cl := &f.clusters[i]

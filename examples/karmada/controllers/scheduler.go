@@ -30,6 +30,9 @@ import (
 // progress, eviction history within BlockPredecessorSeconds, suspension).
 // It also expires the eviction history (eviction.EvictionHistory.GC) and
 // reports the generation it observed. Initial placement is not its job.
+// As Karmada's scheduler, it leaves alone a binding whose scheduling is
+// suspended (spec.suspension.scheduling): it neither re-places it nor
+// reports its generation until the suspension is lifted.
 type FailoverScheduler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
@@ -126,7 +129,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	var status statusUpdate
 	status.add(func(o client.Object) bool {
 		st := bindingStatus(o)
-		if st.SchedulerObservedGeneration == o.GetGeneration() {
+		if st.SchedulerObservedGeneration == o.GetGeneration() || bindingSpec(o).SchedulingSuspended() {
 			return false
 		}
 		st.SchedulerObservedGeneration = o.GetGeneration()
@@ -171,7 +174,9 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, string, bool, error) {
 	spec := bindingSpec(rb)
 	failed := lostClusters(spec)
-	if len(failed) == 0 {
+	if len(failed) == 0 || spec.SchedulingSuspended() {
+		// Karmada's scheduler leaves a binding whose scheduling is
+		// suspended alone; the lost clusters wait for the resume.
 		return scheduling.Plan{}, "", false, nil
 	}
 	// The taint manager and the application-failover controller ran
@@ -259,11 +264,12 @@ func recordAffinityName(u *statusUpdate, name string) {
 // scheduler's placement in the same write or leaving nothing to place,
 // reports it in its own status write; the scheduler then finds nothing to
 // write. Bindings being deleted and bindings with a lost cluster are left
-// to the scheduler.
+// to the scheduler, and bindings whose scheduling is suspended to no one
+// until it resumes.
 func recordSchedulerObservation(u *statusUpdate) {
 	u.add(func(o client.Object) bool {
-		st := bindingStatus(o)
-		if !o.GetDeletionTimestamp().IsZero() || len(lostClusters(bindingSpec(o))) > 0 || st.SchedulerObservedGeneration == o.GetGeneration() {
+		st, spec := bindingStatus(o), bindingSpec(o)
+		if !o.GetDeletionTimestamp().IsZero() || spec.SchedulingSuspended() || len(lostClusters(spec)) > 0 || st.SchedulerObservedGeneration == o.GetGeneration() {
 			return false
 		}
 		st.SchedulerObservedGeneration = o.GetGeneration()
