@@ -182,8 +182,12 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		if b := w.zoneSpread; b != (groupBounds{}) {
 			rw.ZoneSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
 		}
-		if b := w.regionSpread; b != (groupBounds{}) {
-			rw.RegionSpread = &replay.SpreadConstraint{MinGroups: int32(b.min), MaxGroups: int32(b.max)}
+		// From the spec, not w: a Divided workload's bounds are ignored on
+		// both sides, but its need for a region still filters.
+		for _, sp := range spec.Placement.SpreadConstraints {
+			if sp.SpreadByField == SpreadByRegion {
+				rw.RegionSpread = &replay.SpreadConstraint{MinGroups: int32(sp.MinGroups), MaxGroups: int32(sp.MaxGroups)}
+			}
 		}
 		if len(w.groups) > 0 && w.group != 0 {
 			return nil, fmt.Errorf("workload %s starts in affinity group %q: a replay starts every workload in its first group", w.name(), w.groups[w.group].name)
