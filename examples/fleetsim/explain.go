@@ -55,17 +55,19 @@ func btoi(b bool) int {
 // why.Workload reads.
 func (e *Engine) whyInput(w *workload) why.Input {
 	in := why.Input{
-		Targets:      w.targets,
-		Tasks:        w.tasks,
-		Policy:       w.spec.Failover,
-		Tolerations:  w.tolerations,
-		Suspension:   w.susp,
-		Placement:    e.replaceRequest(w, w.targets, nil),
-		Dispatched:   []string{},
-		OldCopies:    e.oldCopies(w),
-		TargetHealth: e.copyHealth(w),
-		Assess:       e.assessOptions(),
-		Now:          e.Now(),
+		Targets:     w.targets,
+		Tasks:       w.tasks,
+		Policy:      w.spec.Failover,
+		Tolerations: w.tolerations,
+		Suspension:  w.susp,
+		Placement:   e.replaceRequest(w, w.targets, nil),
+
+		SchedulingSuspended: w.schedulingSuspended,
+		Dispatched:          []string{},
+		OldCopies:           e.oldCopies(w),
+		TargetHealth:        e.copyHealth(w),
+		Assess:              e.assessOptions(),
+		Now:                 e.Now(),
 	}
 	for _, c := range e.clusters {
 		in.Clusters = append(in.Clusters, why.Cluster{Name: c.name, Zone: c.zone, Conditions: []metav1.Condition{c.cond}, Taints: c.taints})

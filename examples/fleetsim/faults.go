@@ -33,6 +33,8 @@ func expandFaults(sc *Scenario) []timedFault {
 				undo.Type = FaultStateReadable
 			case FaultSuspend:
 				undo.Type = FaultResume
+			case FaultSuspendScheduling:
+				undo.Type = FaultResumeScheduling
 			case FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultFlapReady, FaultZoneOutage, FaultFleetOutage:
 				undo.Type = FaultRecover
 			default:
@@ -162,6 +164,14 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 			if c := e.byName[t.Name]; hasNoExecute(c.taints) {
 				e.taintQueue.Add(c.idx, now)
 			}
+		}
+	case FaultSuspendScheduling:
+		e.wByName[f.Workload].schedulingSuspended = true
+	case FaultResumeScheduling:
+		w := e.wByName[f.Workload]
+		if w.schedulingSuspended {
+			w.schedulingSuspended = false
+			e.replaceLost(w)
 		}
 	case FaultDelete:
 		w := e.wByName[f.Workload]

@@ -97,7 +97,9 @@ type genWorkload struct {
 	Placement  genPlacement                   `json:"placement"`
 	Failover   *karmadafleet.FailoverBehavior `json:"failover,omitempty"`
 	Suspension *karmadafleet.Suspension       `json:"suspension,omitempty"`
-	State      map[string]string              `json:"state,omitempty"`
+	// SchedulingSuspended is the binding's spec.suspension.scheduling.
+	SchedulingSuspended bool              `json:"schedulingSuspended,omitempty"`
+	State               map[string]string `json:"state,omitempty"`
 	// EvictionTasks carry Karmada's field names, which the scenario's
 	// evictionTasks block reads.
 	EvictionTasks []karmadafleet.GracefulEvictionTask `json:"evictionTasks,omitempty"`
@@ -518,6 +520,7 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		gw.Failover = w.Failover
 	}
 	if s := w.Suspension; s != nil {
+		gw.SchedulingSuspended = !w.SuspensionFromPolicy && s.Scheduling != nil && *s.Scheduling
 		gs := &karmadafleet.Suspension{Dispatching: s.Dispatching}
 		if s.DispatchingOnClusters != nil {
 			var on []string

@@ -565,3 +565,34 @@ func exportRun(t *testing.T, export string) *fleetRun {
 	}
 	return run
 }
+
+// A binding's suspended scheduling carries over; a policy cannot suspend
+// scheduling in Karmada, and one that says so is reported.
+func TestFleetSuspendedScheduling(t *testing.T) {
+	run := exportRun(t, `apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1}
+spec: {syncMode: Push, zone: z1}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: web, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: web}
+  replicas: 1
+  clusters: [{name: m1}]
+  suspension: {scheduling: true}
+`)
+	sc, err := ParseScenario("gen.yaml", run.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Workloads[0].SchedulingSuspended {
+		t.Errorf("the binding's suspended scheduling is lost:\n%s", run.Data)
+	}
+	for _, fd := range run.Findings {
+		if strings.Contains(fd.Field, "scheduling") {
+			t.Errorf("a modelled field is reported: %s: %s", fd.Field, fd.Message)
+		}
+	}
+}

@@ -21,11 +21,14 @@ func (e *Engine) assess(w *workload) {
 	}
 	now := e.Now()
 	in := eviction.AssessInput{
-		Tasks:     w.tasks,
-		Targets:   w.targets,
-		Health:    e.copyHealth(w),
-		OldCopies: e.oldCopies(w),
-		Now:       now,
+		Tasks:   w.tasks,
+		Targets: w.targets,
+		// A scheduler that leaves the workload alone observes none of
+		// its generations.
+		SchedulerBehind: w.schedulingSuspended,
+		Health:          e.copyHealth(w),
+		OldCopies:       e.oldCopies(w),
+		Now:             now,
 	}
 	a := e.lib.Assess(in, e.assessOptions())
 	if !a.Changed() {

@@ -247,10 +247,10 @@ func (iv *invariants) checkCopies(w *workload, now time.Time) {
 }
 
 // exempt: the policy itself keeps the workload where it is (it tolerates
-// the failure taints forever, cluster failover is off, or failover is
-// paused because dispatching to its cluster is suspended).
+// the failure taints forever, cluster failover is off, failover is paused
+// because dispatching to its cluster is suspended, or its scheduling is).
 func (iv *invariants) exempt(w *workload) bool {
-	if !*iv.e.sc.Settings.NoExecuteTaints {
+	if !*iv.e.sc.Settings.NoExecuteTaints || w.schedulingSuspended {
 		return true
 	}
 	for _, key := range []string{failover.TaintKeyClusterNotReady, failover.TaintKeyClusterUnreachable} {

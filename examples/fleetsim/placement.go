@@ -317,6 +317,10 @@ func staticWeight(w *workload, among []string, cluster string) int64 {
 // With clusterAffinities, a group in use without room gives way to the
 // next group that has, which takes the whole placement.
 func (e *Engine) replace(w *workload, res eviction.EvictResult) {
+	if w.schedulingSuspended {
+		e.tl.add(e, EvPlace, "", w.name(), "re-placement waits: scheduling is suspended")
+		return
+	}
 	plan, err := e.replaceInGroups(w, res)
 	if err != nil {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement failed: "+err.Error())
@@ -341,6 +345,29 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		next = append(next, eviction.TargetCluster{Name: t.Name, Replicas: r})
 	}
 	e.setTargets(w, next)
+}
+
+// replaceLost re-places the clusters w's evictions took away that nothing
+// has replaced yet (eviction.Unreplaced), with the replicas their tasks
+// recorded: the scheduler's answer once scheduling resumes.
+func (e *Engine) replaceLost(w *workload) {
+	names := make([]string, len(w.targets))
+	for i, t := range w.targets {
+		names[i] = t.Name
+	}
+	lost := eviction.Unreplaced(names, w.tasks)
+	if len(lost) == 0 {
+		return
+	}
+	evicted := make([]eviction.TargetCluster, 0, len(lost))
+	for _, n := range lost {
+		t := eviction.TargetCluster{Name: n}
+		if task := w.task(n); task != nil && task.Replicas != nil && w.divided {
+			t.Replicas = *task.Replicas
+		}
+		evicted = append(evicted, t)
+	}
+	e.replace(w, eviction.EvictResult{Targets: w.targets, Tasks: w.tasks, Evicted: evicted})
 }
 
 // replaceInGroups runs scheduling.Replace in the affinity group in use,

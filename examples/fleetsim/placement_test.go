@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // placementOf returns w's placement as placementKey prints it.
@@ -454,6 +455,53 @@ func TestAffinityGroupsAreValidated(t *testing.T) {
 			}
 			if got := pe.Errors[0].Error(); !strings.HasPrefix(got, tc.want) {
 				t.Errorf("got  %s\nwant %s...", got, tc.want)
+			}
+		})
+	}
+}
+
+// A workload whose scheduling is suspended loses its cluster: it is
+// evicted but not re-placed until scheduling resumes, at the start (the
+// binding's spec.suspension.scheduling) or by a fault.
+func TestSuspendedSchedulingWaitsForTheResume(t *testing.T) {
+	for _, tc := range []struct{ name, workload, faults string }{
+		{"suspended at the start", "    schedulingSuspended: true\n", "  - {at: 10m, type: resumeScheduling, workload: w}\n"},
+		{"suspended by a fault", "", "  - {at: 1m, type: suspendScheduling, workload: w, for: 9m}\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := mustEngine(t, `name: suspended
+duration: 20m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    clusters: [{name: a}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+`+tc.workload+`faults:
+  - {at: 2m, type: outage, cluster: a, for: 15m}
+`+tc.faults)
+			w := e.wByName["w"]
+			evicted := false
+			runChecking(t, e, func() {
+				evicted = evicted || w.hasTask("a")
+				if e.Elapsed() < 10*time.Minute && w.isTarget("b") {
+					t.Fatalf("at %s placed on b while scheduling is suspended", formatSimTime(e.Elapsed()))
+				}
+			})
+			if !evicted {
+				t.Fatal("the outage of a evicted nothing; the test proves nothing")
+			}
+			if got := placementOf(e, "w"); got != "[b]" {
+				t.Errorf("placement after the resume %s, want [b]", got)
+			}
+			var tl strings.Builder
+			if err := e.Timeline().Render(&tl); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(tl.String(), "re-placement waits: scheduling is suspended") {
+				t.Error("the timeline does not say the re-placement waits")
 			}
 		})
 	}

@@ -87,6 +87,11 @@ type WorkloadSpec struct {
 	// spec.clusters holds it (replicas count for a Divided workload
 	// only); empty lets the scheduler place the workload.
 	Clusters []TargetSpec `yaml:"clusters"`
+	// SchedulingSuspended: the workload's scheduling is suspended at the
+	// start (a binding's spec.suspension.scheduling), as a third-party
+	// admission webhook sets it in Karmada. Nothing re-places it until a
+	// resumeScheduling fault.
+	SchedulingSuspended bool `yaml:"schedulingSuspended"`
 	// EvictionTasksY are graceful evictions in flight at the start, as a
 	// binding's spec.gracefulEvictionTasks holds them: the workload is
 	// leaving each task's cluster, where its old copy still runs.
@@ -196,11 +201,16 @@ const (
 	FaultDelete            = "deleteWorkload"    // the user deletes the workload
 	FaultSuspend           = "suspend"           // the user suspends dispatching of a workload (to one cluster or all)
 	FaultResume            = "resume"            // the user resumes it
+	// FaultSuspendScheduling: the workload's scheduling is suspended (a
+	// binding's spec.suspension.scheduling); FaultResumeScheduling ends it.
+	FaultSuspendScheduling = "suspendScheduling"
+	FaultResumeScheduling  = "resumeScheduling"
 )
 
 var faultTypes = []string{FaultOutage, FaultNotReady, FaultPartition, FaultFlap, FaultFlapReady, FaultPartitionOnPurge,
 	FaultZoneOutage, FaultFleetOutage, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy,
-	FaultStateUnreadable, FaultStateReadable, FaultRestart, FaultDelete, FaultSuspend, FaultResume}
+	FaultStateUnreadable, FaultStateReadable, FaultRestart, FaultDelete, FaultSuspend, FaultResume,
+	FaultSuspendScheduling, FaultResumeScheduling}
 
 // FaultSpec is one entry of the fault schedule.
 type FaultSpec struct {

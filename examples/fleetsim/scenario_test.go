@@ -107,6 +107,11 @@ func TestParseScenarioErrorsNameLineAndField(t *testing.T) {
 			want: `s.yaml:7: faults[0].workload: a stateUnreadable fault names a workload`,
 		},
 		{
+			name: "suspendScheduling without a workload",
+			yaml: validHead + "faults:\n  - {at: 1m, type: suspendScheduling}\n",
+			want: `s.yaml:7: faults[0].workload: a suspendScheduling fault names a workload`,
+		},
+		{
 			name: "unknown fault type",
 			yaml: validHead + "faults:\n  - {at: 1m, type: meteor}\n",
 			want: `s.yaml:7: faults[0].type: must be one of`,

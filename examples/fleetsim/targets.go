@@ -10,6 +10,9 @@ import (
 
 // schedule runs the scheduler for w when its placement needs it.
 func (e *Engine) schedule(w *workload) {
+	if w.schedulingSuspended {
+		return
+	}
 	next := e.lib.Placement.Place(e, w)
 	if next == nil {
 		return

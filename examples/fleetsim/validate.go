@@ -226,7 +226,8 @@ func validateScenario(c *errCollector, sc *Scenario) {
 		needCluster := f.Type == FaultOutage || f.Type == FaultNotReady || f.Type == FaultPartition || f.Type == FaultFlap ||
 			f.Type == FaultFlapReady || f.Type == FaultPartitionOnPurge
 		needWorkload := f.Type == FaultWorkloadUnhealthy || f.Type == FaultWorkloadHealthy || f.Type == FaultDelete ||
-			f.Type == FaultSuspend || f.Type == FaultResume || f.Type == FaultStateUnreadable || f.Type == FaultStateReadable
+			f.Type == FaultSuspend || f.Type == FaultResume || f.Type == FaultStateUnreadable || f.Type == FaultStateReadable ||
+			f.Type == FaultSuspendScheduling || f.Type == FaultResumeScheduling
 		switch {
 		case needCluster && f.Cluster == "":
 			c.add(p+".cluster", "a %s fault names a cluster", f.Type)

@@ -81,6 +81,10 @@ type workload struct {
 	submits         int
 	origJob         string // job id of the first copy (stateful workloads)
 
+	// schedulingSuspended: the scheduler leaves the workload alone, as
+	// Karmada's does with spec.suspension.scheduling (faults suspend and
+	// resume it).
+	schedulingSuspended bool
 	// susp is the policy's suspension as it is now (faults suspend and
 	// resume dispatching during the run).
 	susp       *suspension.Suspension
@@ -158,6 +162,8 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		workConds: make([][]metav1.Condition, len(e.sc.Clusters)),
 		heldNoted: map[string]bool{},
 		susp:      spec.Suspend.DeepCopy(),
+
+		schedulingSuspended: spec.SchedulingSuspended,
 	}
 	w.tolerations = failover.AddDefaultClusterTolerations(spec.Tolerations, failover.DefaultTolerationsConfig{
 		NotReadyTolerationSeconds:    st.DefaultTolerationSeconds,

@@ -175,7 +175,7 @@ func (r *reader) fleet() (*Fleet, error) {
 			}
 			spec := field.NewPath("spec")
 			r.checkPlacement(o.src, ref, spec.Child("placement"), po.Spec.Placement)
-			r.checkSuspension(o.src, ref, spec.Child("suspension"), po.Spec.Suspension)
+			r.checkPolicySuspension(o.src, ref, spec.Child("suspension"), po.Spec.Suspension)
 			if po.Spec.PropagateDeps {
 				r.note(o.src, ref, spec.Child("propagateDeps"), "dependencies are not modelled: the resources a workload depends on are not simulated")
 			}
@@ -288,9 +288,11 @@ func (r *reader) checkScheduler(src source, ref Ref, p *field.Path, name string)
 	}
 }
 
-func (r *reader) checkSuspension(src source, ref Ref, p *field.Path, s *Suspension) {
-	if s != nil && s.Scheduling != nil && *s.Scheduling {
-		r.note(src, ref, p.Child("scheduling"), "suspended scheduling is not modelled: the simulated scheduler keeps placing")
+// checkPolicySuspension reports a policy's suspension.scheduling: Karmada
+// suspends scheduling on a binding only.
+func (r *reader) checkPolicySuspension(src source, ref Ref, p *field.Path, s *Suspension) {
+	if s != nil && s.Scheduling != nil {
+		r.note(src, ref, p.Child("scheduling"), "scheduling is suspended on a binding, not on a policy; ignored")
 	}
 }
 
@@ -355,7 +357,6 @@ func (r *reader) workload(b readBinding, policies []readPolicy) (Workload, bool)
 		}
 	}
 	r.checkPlacement(b.src, b.ref, spec.Child("placement"), s.Placement)
-	r.checkSuspension(b.src, b.ref, spec.Child("suspension"), s.Suspension)
 	r.checkScheduler(b.src, b.ref, spec.Child("schedulerName"), s.SchedulerName)
 	if s.PropagateDeps || len(s.RequiredBy) > 0 {
 		p := spec.Child("propagateDeps")
