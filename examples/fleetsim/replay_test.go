@@ -170,8 +170,9 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		rw := replay.Workload{
 			Name: spec.Name, Kind: spec.Kind, Replicas: spec.Replicas, Divided: w.divided,
 			Tolerations: spec.Tolerations, Failover: spec.Failover, Suspension: spec.Suspend, State: spec.State,
-			Initial:       slices.Clone(w.targets),
-			StaticWeights: w.weights,
+			Initial:             slices.Clone(w.targets),
+			StaticWeights:       w.weights,
+			SchedulingSuspended: spec.SchedulingSuspended,
 		}
 		if a := spec.Placement.ClusterAffinity; a != nil {
 			rw.ClusterNames = a.ClusterNames

@@ -105,6 +105,9 @@ type Workload struct {
 	// State is the state the first copies run with (a Flink job id:
 	// "jobId").
 	State map[string]string `json:"state,omitempty"`
+	// SchedulingSuspended: the binding starts with its scheduling
+	// suspended (spec.suspension.scheduling).
+	SchedulingSuspended bool `json:"schedulingSuspended,omitempty"`
 	// Initial is the first placement: the replay creates the binding with
 	// it, since first placement is not the failover controllers' job.
 	Initial []eviction.TargetCluster `json:"initial"`
@@ -140,6 +143,10 @@ const (
 	FaultWorkloadUnhealthy = "workloadUnhealthy"
 	FaultWorkloadHealthy   = "workloadHealthy"
 	FaultRestart           = "restart"
+	// FaultSuspendScheduling and FaultResumeScheduling set and clear the
+	// workload's spec.suspension.scheduling.
+	FaultSuspendScheduling = "suspendScheduling"
+	FaultResumeScheduling  = "resumeScheduling"
 )
 
 // Fault is one primitive change of the ground truth.

@@ -116,7 +116,8 @@ func Validate(f *Fixture) field.ErrorList {
 			errs = append(errs, field.NotFound(p, name))
 		}
 	}
-	types := []string{FaultOutage, FaultNotReady, FaultPartition, FaultPartitionOnPurge, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart}
+	types := []string{FaultOutage, FaultNotReady, FaultPartition, FaultPartitionOnPurge, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart,
+		FaultSuspendScheduling, FaultResumeScheduling}
 	for i, ft := range f.Faults {
 		p := field.NewPath("faults").Index(i)
 		if !slices.Contains(types, ft.Type) {
@@ -139,6 +140,9 @@ func Validate(f *Fixture) field.ErrorList {
 		}
 		if (ft.Type == FaultPartition || ft.Type == FaultPartitionOnPurge) && ft.Cluster == "" {
 			errs = append(errs, field.Required(p.Child("cluster"), "a partition cuts off one cluster"))
+		}
+		if (ft.Type == FaultSuspendScheduling || ft.Type == FaultResumeScheduling) && ft.Workload == "" {
+			errs = append(errs, field.Required(p.Child("workload"), "scheduling is suspended for one workload"))
 		}
 	}
 	for i, ev := range f.Evictions {

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
@@ -319,6 +320,12 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 			}
 		}
 	}
+	if w.SchedulingSuspended {
+		if rb.Spec.Suspension == nil {
+			rb.Spec.Suspension = &workv1alpha2.Suspension{}
+		}
+		rb.Spec.Suspension.Scheduling = ptr.To(true)
+	}
 	if fb := w.Failover; fb != nil {
 		rb.Spec.Failover, rb.Annotations = karmadaFailover(r.t, fb)
 	}
@@ -411,6 +418,17 @@ func (r *replayRun) apply(ft replay.Fault) {
 		r.failing[[2]string{ft.Workload, ft.Cluster}] = ft.Type == replay.FaultWorkloadUnhealthy
 	case replay.FaultRestart:
 		r.restart()
+	case replay.FaultSuspendScheduling, replay.FaultResumeScheduling:
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			rb := r.binding(ft.Workload)
+			if rb.Spec.Suspension == nil {
+				rb.Spec.Suspension = &workv1alpha2.Suspension{}
+			}
+			rb.Spec.Suspension.Scheduling = ptr.To(ft.Type == replay.FaultSuspendScheduling)
+			return r.c.Update(r.ctx, rb)
+		}); err != nil {
+			r.t.Fatal(err)
+		}
 	default:
 		r.t.Fatalf("fault type %q is not replayed", ft.Type)
 	}
