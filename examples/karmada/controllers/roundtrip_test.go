@@ -365,6 +365,9 @@ func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
 		spec.Placement.ClusterAffinities = nil
 		spec.Suspension.Dispatching = ptr.To(false)
 		spec.Suspension.DispatchingOnClusters = nil
+		// The failover scheduler leaves a binding whose scheduling is
+		// suspended alone: its write path needs scheduling on.
+		spec.Suspension.Scheduling = ptr.To(false)
 		spec.Failover = nil
 	}
 
