@@ -566,8 +566,8 @@ func exportRun(t *testing.T, export string) *fleetRun {
 	return run
 }
 
-// A binding's suspended scheduling carries over; a policy cannot suspend
-// scheduling in Karmada, and one that says so is reported.
+// A binding's suspended scheduling carries over into the scenario, and is
+// not reported as something the simulator cannot follow.
 func TestFleetSuspendedScheduling(t *testing.T) {
 	run := exportRun(t, `apiVersion: cluster.karmada.io/v1alpha1
 kind: Cluster
