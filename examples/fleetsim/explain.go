@@ -60,7 +60,7 @@ func (e *Engine) whyInput(w *workload) why.Input {
 		Policy:      w.spec.Failover,
 		Tolerations: w.tolerations,
 		Suspension:  w.susp,
-		Placement:   e.replaceRequest(w, w.targets, nil),
+		Placement:   e.replaceRequest(w, w.affinity, w.targets, nil),
 
 		SchedulingSuspended: w.schedulingSuspended,
 		Dispatched:          []string{},
@@ -76,12 +76,8 @@ func (e *Engine) whyInput(w *workload) why.Input {
 		}
 	}
 	// The later affinity groups, as the scheduler tries them.
-	if start := w.group; len(w.groups) > 0 {
-		for g := start + 1; g < len(w.groups); g++ {
-			w.useGroup(g)
-			in.Alternatives = append(in.Alternatives, e.replaceRequest(w, w.targets, nil))
-		}
-		w.useGroup(start)
+	for g := w.group + 1; g < len(w.groups); g++ {
+		in.Alternatives = append(in.Alternatives, e.replaceRequest(w, w.groups[g].clusters, w.targets, nil))
 	}
 	if p, ok := e.lib.Pacer.(*pacerAdapter); ok {
 		in.Pacer = p.p

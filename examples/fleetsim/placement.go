@@ -376,44 +376,39 @@ func (e *Engine) replaceLost(w *workload) {
 // that places stands, and its group is the one in use; when none does,
 // the plan of the group in use stands.
 func (e *Engine) replaceInGroups(w *workload, res eviction.EvictResult) (scheduling.Plan, error) {
-	start := w.group
-	var first scheduling.Plan
-	for g := start; g < max(len(w.groups), 1); g++ {
-		targets, evicted := res.Targets, res.Evicted
-		if g > start {
-			w.useGroup(g)
-			targets, evicted = nil, slices.Clone(res.Evicted)
-			for _, t := range res.Targets {
-				if w.affinity == nil || w.affinity[t.Name] {
-					targets = append(targets, t)
-				} else {
-					evicted = append(evicted, t)
-				}
+	plan, err := e.lib.Replace(e.replaceRequest(w, w.affinity, res.Targets, res.Evicted))
+	if err != nil || plan.Changed && plan.Reason == "" {
+		return plan, err
+	}
+	for g := w.group + 1; g < len(w.groups); g++ {
+		group := w.groups[g].clusters
+		var targets []eviction.TargetCluster
+		evicted := slices.Clone(res.Evicted)
+		for _, t := range res.Targets {
+			if group == nil || group[t.Name] {
+				targets = append(targets, t)
+			} else {
+				evicted = append(evicted, t)
 			}
 		}
-		plan, err := e.lib.Replace(e.replaceRequest(w, targets, evicted))
+		later, err := e.lib.Replace(e.replaceRequest(w, group, targets, evicted))
 		if err != nil {
-			w.useGroupIfAny(start)
-			return plan, err
+			return later, err
 		}
-		if plan.Changed && plan.Reason == "" {
-			if g > start {
-				e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("no room in affinity group %q: re-placed by %q", w.groups[start].name, w.groups[g].name))
-			}
-			return plan, nil
-		}
-		if g == start {
-			first = plan
+		if later.Changed && later.Reason == "" {
+			e.tl.add(e, EvPlace, "", w.name(), fmt.Sprintf("no room in affinity group %q: re-placed by %q", w.groups[w.group].name, w.groups[g].name))
+			w.useGroup(g)
+			return later, nil
 		}
 	}
-	w.useGroupIfAny(start)
-	return first, nil
+	return plan, nil
 }
 
-// replaceRequest is the scheduler's re-placement request for w after the
-// eviction left targets and evicted; the explanation (-explain) asks the
-// same question.
-func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetCluster) *scheduling.Request {
+// replaceRequest is the scheduler's re-placement request for w, within
+// the clusters affinity selects (nil: every cluster; w.affinity, or a later
+// affinity group), after the eviction left targets and evicted; the
+// explanation (-explain) asks the same question.
+func (e *Engine) replaceRequest(w *workload, affinity map[string]bool, targets, evicted []eviction.TargetCluster) *scheduling.Request {
 	failed := ""
 	if len(evicted) > 0 {
 		failed = evicted[0].Name // the engine evicts one cluster at a time
@@ -424,7 +419,7 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 		Targets:       targets,
 		Evicted:       evicted,
 		Replicas:      w.spec.Replicas,
-		StaticWeights: e.replaceWeights(w, failed),
+		StaticWeights: e.replaceWeights(w, affinity, failed),
 		Scores:        map[string]int64{},
 	}
 	if w.divided {
@@ -441,10 +436,10 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 		}
 	}
 	req.Filters = e.withHistorySeam(scheduling.DefaultFilters())
-	if w.affinity != nil {
+	if affinity != nil {
 		// Not ClusterNames: with no names that one keeps every cluster, and
 		// an affinity may select none.
-		req.Filters = append(req.Filters, scheduling.SelectedClusters(w.affinity))
+		req.Filters = append(req.Filters, scheduling.SelectedClusters(affinity))
 	}
 	if w.clusterSpread != (groupBounds{}) {
 		req.Spread = &scheduling.SpreadConstraint{MinGroups: int32(w.clusterSpread.min), MaxGroups: int32(w.clusterSpread.max)}
@@ -460,11 +455,12 @@ func (e *Engine) replaceRequest(w *workload, targets, evicted []eviction.TargetC
 
 // replaceWeights is the static weight map a Divided re-placement divides
 // by: each cluster's weight, or nil (every cluster weighs 1) when no
-// cluster the workload could move to has one, as Karmada does.
-func (e *Engine) replaceWeights(w *workload, failed string) map[string]int64 {
+// cluster the workload could move to (within affinity) has one, as Karmada
+// does.
+func (e *Engine) replaceWeights(w *workload, affinity map[string]bool, failed string) map[string]int64 {
 	for n, wt := range w.weights {
 		c := e.byName[n]
-		if wt > 0 && n != failed && c.ready() && (w.affinity == nil || w.affinity[n]) {
+		if wt > 0 && n != failed && c.ready() && (affinity == nil || affinity[n]) {
 			return w.weights
 		}
 	}

@@ -254,13 +254,6 @@ func (w *workload) useGroup(i int) {
 	w.group, w.affinity = i, w.groups[i].clusters
 }
 
-// useGroupIfAny is useGroup for a workload that may have no groups.
-func (w *workload) useGroupIfAny(i int) {
-	if len(w.groups) > 0 {
-		w.useGroup(i)
-	}
-}
-
 // groupHolding returns the index of the first affinity group that selects
 // every cluster of targets, or 0.
 func (w *workload) groupHolding(targets []eviction.TargetCluster) int {
