@@ -127,14 +127,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	// rb is what the spec patch returned (or the latest read): the status
 	// write starts from it without another read.
 	var status statusUpdate
-	status.add(func(o client.Object) bool {
-		st := bindingStatus(o)
-		if st.SchedulerObservedGeneration == o.GetGeneration() || bindingSpec(o).SchedulingSuspended() {
-			return false
-		}
-		st.SchedulerObservedGeneration = o.GetGeneration()
-		return true
-	})
+	status.add(observeGeneration)
 	recordAffinityName(&status, affinityName)
 	var condition conditionUpdate
 	if s.Conditions != nil {
@@ -268,13 +261,21 @@ func recordAffinityName(u *statusUpdate, name string) {
 // until it resumes.
 func recordSchedulerObservation(u *statusUpdate) {
 	u.add(func(o client.Object) bool {
-		st, spec := bindingStatus(o), bindingSpec(o)
-		if !o.GetDeletionTimestamp().IsZero() || spec.SchedulingSuspended() || len(lostClusters(spec)) > 0 || st.SchedulerObservedGeneration == o.GetGeneration() {
-			return false
-		}
-		st.SchedulerObservedGeneration = o.GetGeneration()
-		return true
+		return o.GetDeletionTimestamp().IsZero() && len(lostClusters(bindingSpec(o))) == 0 && observeGeneration(o)
 	})
+}
+
+// observeGeneration brings status.schedulerObservedGeneration up to the
+// binding's generation, as Karmada's scheduler reports each generation it
+// saw; it reports whether that changed the status. A binding whose
+// scheduling is suspended is one the scheduler does not look at.
+func observeGeneration(o client.Object) bool {
+	st := bindingStatus(o)
+	if st.SchedulerObservedGeneration == o.GetGeneration() || bindingSpec(o).SchedulingSuspended() {
+		return false
+	}
+	st.SchedulerObservedGeneration = o.GetGeneration()
+	return true
 }
 
 // failoverRequest is the failover scheduler's re-placement request for
