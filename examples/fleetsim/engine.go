@@ -141,8 +141,9 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 				}
 				start = append(start, eviction.TargetCluster{Name: t.Name, Replicas: r})
 			}
-			if len(w.groups) > 0 {
-				// The group in use is the first that holds the placement.
+			if len(w.groups) > 0 && w.spec.AffinityGroup == "" {
+				// Without a group named, the group in use is the first that
+				// holds the placement.
 				w.useGroup(w.groupHolding(start))
 			}
 			e.setTargets(w, start)

@@ -90,13 +90,15 @@ type genCluster struct {
 }
 
 type genWorkload struct {
-	Name       string                         `json:"name"`
-	Kind       string                         `json:"kind"`
-	Replicas   int32                          `json:"replicas"`
-	Clusters   []genTarget                    `json:"clusters,omitempty"`
-	Placement  genPlacement                   `json:"placement"`
-	Failover   *karmadafleet.FailoverBehavior `json:"failover,omitempty"`
-	Suspension *karmadafleet.Suspension       `json:"suspension,omitempty"`
+	Name     string      `json:"name"`
+	Kind     string      `json:"kind"`
+	Replicas int32       `json:"replicas"`
+	Clusters []genTarget `json:"clusters,omitempty"`
+	// AffinityGroup is the binding's status.schedulerObservingAffinityName.
+	AffinityGroup string                         `json:"affinityGroup,omitempty"`
+	Placement     genPlacement                   `json:"placement"`
+	Failover      *karmadafleet.FailoverBehavior `json:"failover,omitempty"`
+	Suspension    *karmadafleet.Suspension       `json:"suspension,omitempty"`
 	// SchedulingSuspended is the binding's spec.suspension.scheduling.
 	SchedulingSuspended bool              `json:"schedulingSuspended,omitempty"`
 	State               map[string]string `json:"state,omitempty"`
@@ -431,6 +433,23 @@ func genWorkloadOf(w *karmadafleet.Workload, name string, f *karmadafleet.Fleet,
 		if len(pl.ClusterAffinities) > 0 && len(gw.Placement.ClusterAffinities) == 0 {
 			note(placementRef, placementPath.Child("clusterAffinities"), "no affinity group selects a cluster of the input; left out")
 			return gw, false
+		}
+		// The group the scheduler placed by. Karmada tries it and the
+		// groups after it; when it was left out, the first of those kept
+		// is where the simulation starts.
+		if name := w.ObservedAffinityName; name != "" {
+			// A name of no term means the first, as in Karmada.
+			observed := max(0, slices.IndexFunc(pl.ClusterAffinities, func(t karmadafleet.ClusterAffinityTerm) bool { return t.AffinityName == name }))
+			for _, t := range pl.ClusterAffinities[observed:] {
+				if slices.ContainsFunc(gw.Placement.ClusterAffinities, func(g genAffinityTerm) bool { return g.AffinityName == t.AffinityName }) {
+					gw.AffinityGroup = t.AffinityName
+					break
+				}
+			}
+			if gw.AffinityGroup == "" {
+				note(ref, field.NewPath("status", "schedulerObservingAffinityName"), "no affinity group from %q on selects a cluster of the input; left out", name)
+				return gw, false
+			}
 		}
 	}
 	if len(pl.ClusterTolerations) > 0 {

@@ -552,6 +552,108 @@ spec:
 	}
 }
 
+// A binding's status.schedulerObservingAffinityName is the group the
+// simulation starts in: the failover of a cluster both groups select stays
+// in the later group the binding was placed by, as Karmada's scheduler
+// tries only that group and those after it.
+func TestFleetObservedAffinityGroup(t *testing.T) {
+	export := func(groups, status string) string {
+		return `apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m1}
+spec: {syncMode: Push, zone: z1}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m2}
+spec: {syncMode: Push, zone: z2}
+---
+apiVersion: cluster.karmada.io/v1alpha1
+kind: Cluster
+metadata: {name: m3}
+spec: {syncMode: Push, zone: z3}
+---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: web, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: web}
+  replicas: 2
+  clusters: [{name: m2}]
+  placement:
+    clusterAffinities:
+` + groups + `    spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]
+` + status
+	}
+	// A second binding keeps the run's scenario from being empty when
+	// the first is left out.
+	const otherBinding = `---
+apiVersion: work.karmada.io/v1alpha2
+kind: ResourceBinding
+metadata: {name: api, namespace: ns}
+spec:
+  resource: {apiVersion: apps/v1, kind: Deployment, namespace: ns, name: api}
+  replicas: 1
+  clusters: [{name: m2}]
+`
+	const overlapping = `      - {affinityName: primary, clusterNames: [m1, m2]}
+      - {affinityName: backup, clusterNames: [m2, m3]}
+`
+	for _, tc := range []struct {
+		name, groups, status, group, end, finding string
+	}{
+		{"placed by the later group", overlapping, "status: {schedulerObservingAffinityName: backup}\n", "backup", "[m3]", ""},
+		{"no group observed", overlapping, "", "", "[m1]", ""},
+		{"a name of no term", overlapping, "status: {schedulerObservingAffinityName: standby}\n", "", "[m1]",
+			`status.schedulerObservingAffinityName: "standby" names no affinity term of the placement: the first term is in use, as in Karmada`},
+		{"the observed group left out", `      - {affinityName: primary, clusterNames: [m1, m2]}
+      - {affinityName: gone, clusterNames: [m9]}
+      - {affinityName: backup, clusterNames: [m2, m3]}
+`, "status: {schedulerObservingAffinityName: gone}\n", "backup", "[m3]", ""},
+		{"no group kept from the observed one on", `      - {affinityName: primary, clusterNames: [m1, m2]}
+      - {affinityName: gone, clusterNames: [m9]}
+`, "status: {schedulerObservingAffinityName: gone}\n", "", "",
+			`status.schedulerObservingAffinityName: no affinity group from "gone" on selects a cluster of the input; left out`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := exportRun(t, export(tc.groups, tc.status)+otherBinding)
+			var findings []string
+			for _, fd := range run.Findings {
+				findings = append(findings, fd.Field+": "+fd.Message)
+			}
+			if tc.finding != "" && !slices.Contains(findings, tc.finding) {
+				t.Errorf("findings %q lack %q", findings, tc.finding)
+			}
+			sc, err := ParseScenario("gen.yaml", run.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.end == "" {
+				if len(sc.Workloads) != 1 || sc.Workloads[0].Name != "ns/api" {
+					t.Fatalf("workloads %+v, want ns/api alone: ns/web is left out", sc.Workloads)
+				}
+				return
+			}
+			web := slices.IndexFunc(sc.Workloads, func(w WorkloadSpec) bool { return w.Name == "ns/web" })
+			if web < 0 {
+				t.Fatalf("ns/web is not in the scenario; findings %q", findings)
+			}
+			if got := sc.Workloads[web].AffinityGroup; got != tc.group {
+				t.Errorf("affinity group at the start %q, want %q", got, tc.group)
+			}
+			// The default fault takes m2, the busiest cluster, down.
+			e, err := NewEngine(sc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Run()
+			if got := placementOf(e, "ns/web"); got != tc.end {
+				t.Errorf("placement at the end %s, want %s", got, tc.end)
+			}
+		})
+	}
+}
+
 // exportRun reads export as one file of a Karmada export and builds its run.
 func exportRun(t *testing.T, export string) *fleetRun {
 	t.Helper()

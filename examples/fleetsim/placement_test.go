@@ -460,6 +460,73 @@ func TestAffinityGroupsAreValidated(t *testing.T) {
 	}
 }
 
+// overlappingGroups is a Duplicated workload on one cluster whose groups
+// share b: primary is a and b, backup is b and c.
+const overlappingGroups = `workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      clusterAffinities:
+        - {affinityName: primary, clusterNames: [a, b]}
+        - {affinityName: backup, clusterNames: [b, c]}
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 1}
+`
+
+// A workload that starts in a later affinity group (the binding's
+// status.schedulerObservingAffinityName) stays within it and the groups
+// after it, even on a cluster an earlier group also selects.
+func TestAffinityGroupInUseAtTheStart(t *testing.T) {
+	t.Run("placed on a cluster both groups select", func(t *testing.T) {
+		e := mustEngine(t, zoneFleet+overlappingGroups+`    clusters: [{name: b}]
+    affinityGroup: backup
+faults:
+  - {at: 2m, type: outage, cluster: b, for: 10m}
+`)
+		w := e.wByName["w"]
+		if got := w.groups[w.group].name; got != "backup" {
+			t.Fatalf("group in use at the start %q, want backup", got)
+		}
+		runChecking(t, e, func() {
+			if w.isTarget("a") {
+				t.Fatalf("at %s the placement %s went back to the primary group", formatSimTime(e.Elapsed()), placementOf(e, "w"))
+			}
+		})
+		if got := placementOf(e, "w"); got != "[c]" {
+			t.Errorf("placement after the outage of b %s, want [c]: backup's other cluster", got)
+		}
+	})
+	t.Run("not placed yet", func(t *testing.T) {
+		e := mustEngine(t, zoneFleet+overlappingGroups+"    affinityGroup: backup\n")
+		if got := placementOf(e, "w"); got != "[b]" && got != "[c]" {
+			t.Errorf("placement %s, want b or c: the backup group places, though primary has room", got)
+		}
+	})
+	t.Run("without it", func(t *testing.T) {
+		// The same start without the field: the first group that holds b
+		// is in use, and the failover goes to a.
+		e := mustEngine(t, zoneFleet+overlappingGroups+`    clusters: [{name: b}]
+faults:
+  - {at: 2m, type: outage, cluster: b, for: 10m}
+`)
+		e.Run()
+		if got := placementOf(e, "w"); got != "[a]" {
+			t.Errorf("placement after the outage of b %s, want [a]: primary holds b, and a is its other cluster", got)
+		}
+	})
+	t.Run("a name no group has", func(t *testing.T) {
+		_, err := ParseScenario("test.yaml", []byte(zoneFleet+overlappingGroups+"    affinityGroup: standby\n"))
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("want a *ParseError, got %v", err)
+		}
+		if got, want := pe.Errors[0].Error(), `test.yaml:20: workloads[0].affinityGroup: "standby" names no group of placement.clusterAffinities`; got != want {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	})
+}
+
 // A workload whose scheduling is suspended loses its cluster: it is
 // evicted but not re-placed until scheduling resumes, at the start (the
 // binding's spec.suspension.scheduling) or by a fault.

@@ -87,6 +87,12 @@ type WorkloadSpec struct {
 	// spec.clusters holds it (replicas count for a Divided workload
 	// only); empty lets the scheduler place the workload.
 	Clusters []TargetSpec `yaml:"clusters"`
+	// AffinityGroup is the affinity group in use at the start, as a
+	// binding's status.schedulerObservingAffinityName names the group
+	// Karmada's scheduler last placed it by: placement and failover try
+	// it and the groups after it, never an earlier one. Empty: the first
+	// group that holds Clusters (the first group when none is given).
+	AffinityGroup string `yaml:"affinityGroup"`
 	// SchedulingSuspended: the workload's scheduling is suspended at the
 	// start (a binding's spec.suspension.scheduling), as a third-party
 	// admission webhook sets it in Karmada. Nothing re-places it until a

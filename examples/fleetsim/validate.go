@@ -168,6 +168,9 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add(p+".replicas", "must be between 1 and 100000, got %d", w.Replicas)
 		}
 		validatePlacement(c, &w.Placement, p+".placement", clusters, zones)
+		if g := w.AffinityGroup; g != "" && !slices.ContainsFunc(w.Placement.ClusterAffinities, func(t ClusterAffinityTerm) bool { return t.AffinityName == g }) {
+			c.add(p+".affinityGroup", "%q names no group of placement.clusterAffinities", g)
+		}
 		placed := map[string]bool{}
 		for j, t := range w.Clusters {
 			tp := fmt.Sprintf("%s.clusters[%d]", p, j)

@@ -223,7 +223,7 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 		w.groups = append(w.groups, affinityGroup{name: term.AffinityName, clusters: selected(&term.ClusterAffinity)})
 	}
 	if len(w.groups) > 0 {
-		w.useGroup(0)
+		w.useGroup(max(0, slices.IndexFunc(w.groups, func(g affinityGroup) bool { return g.name == spec.AffinityGroup })))
 	}
 	if wp := spec.Placement.ReplicaScheduling.WeightPreference; wp != nil {
 		w.weights = map[string]int64{}

@@ -93,7 +93,8 @@ type bindingObject struct {
 		WorkloadAffinityGroups json.RawMessage        `json:"workloadAffinityGroups,omitempty"`
 	} `json:"spec"`
 	Status struct {
-		AggregatedStatus []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+		AggregatedStatus               []AggregatedStatusItem `json:"aggregatedStatus,omitempty"`
+		SchedulerObservingAffinityName string                 `json:"schedulerObservingAffinityName,omitempty"`
 	} `json:"status"`
 }
 
@@ -394,6 +395,15 @@ func (r *reader) workload(b readBinding, policies []readPolicy) (Workload, bool)
 		}
 		if w.Suspension == nil && p.Suspension != nil {
 			w.Suspension, w.SuspensionFromPolicy = p.Suspension, true
+		}
+	}
+	if name := b.obj.Status.SchedulerObservingAffinityName; name != "" {
+		// Karmada's scheduler starts from the first term when the name is
+		// none of the placement's: so does the simulation.
+		if w.Placement != nil && slices.ContainsFunc(w.Placement.ClusterAffinities, func(t ClusterAffinityTerm) bool { return t.AffinityName == name }) {
+			w.ObservedAffinityName = name
+		} else {
+			r.note(b.src, b.ref, field.NewPath("status", "schedulerObservingAffinityName"), "%q names no affinity term of the placement: the first term is in use, as in Karmada", name)
 		}
 	}
 	return w, true

@@ -166,14 +166,15 @@ var (
 			"replicaRequirements": ignored(), "conflictResolution": ignored(), "rescheduleTriggeredAt": ignored(),
 			"preserveResourcesOnDeletion": ignored(), "schedulePriority": ignored(),
 		}),
-		// Each copy's health and collected status are read; the rest
-		// says how the scheduler and the binding controller got there.
+		// Each copy's health and collected status are read, and the
+		// affinity term the scheduler placed by; the rest says how the
+		// scheduler and the binding controller got there.
 		"status": object(map[string]*schemaNode{
 			"aggregatedStatus": listOf(object(map[string]*schemaNode{
 				"clusterName": leaf(), "status": leaf(), "health": leaf(),
 				"applied": ignored(), "appliedMessage": ignored(),
 			})),
-			"schedulerObservedGeneration": ignored(), "schedulerObservingAffinityName": ignored(),
+			"schedulerObservingAffinityName": leaf(), "schedulerObservedGeneration": ignored(),
 			"lastScheduledTime": ignored(), "conditions": ignored(),
 		}),
 	}))

@@ -97,7 +97,12 @@ type Workload struct {
 	// Clusters is the placement the scheduler last wrote (spec.clusters).
 	Clusters  []TargetCluster
 	Placement *Placement
-	Failover  *FailoverBehavior
+	// ObservedAffinityName is the affinity term of Placement's
+	// clusterAffinities the scheduler last placed by
+	// (status.schedulerObservingAffinityName); empty: the first. A name
+	// that is no term of the placement is reported and left empty.
+	ObservedAffinityName string
+	Failover             *FailoverBehavior
 	// Suspension of dispatching.
 	Suspension *Suspension
 	// EvictionTasks are the graceful evictions in flight.
