@@ -191,7 +191,7 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 			}
 		}
 		if len(w.groups) > 0 && w.group != 0 {
-			return nil, fmt.Errorf("workload %s starts in affinity group %q: a replay starts every workload in its first group", w.name(), w.groups[w.group].name)
+			rw.AffinityGroup = w.groups[w.group].name
 		}
 		for _, g := range w.groups {
 			rw.AffinityGroups = append(rw.AffinityGroups, replay.AffinityGroup{Name: g.name, ClusterNames: slices.Sorted(maps.Keys(g.clusters))})

@@ -404,6 +404,11 @@ var (
 	cannotDecodeRE = regexp.MustCompile(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
 )
 
+// isEmptyNode reports whether n is an implicit null: no value, no tag.
+func isEmptyNode(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" && n.Style == 0
+}
+
 // maxScenarioBytes bounds what the parser reads; a fleet description is small.
 const maxScenarioBytes = 4 << 20
 
@@ -422,7 +427,9 @@ func ParseScenario(file string, data []byte) (*Scenario, error) {
 		c.addYAMLError(err)
 		return nil, c.err()
 	}
-	if root.Kind == 0 || len(root.Content) == 0 {
+	// A document that holds nothing ("---" alone) is a null node, which
+	// the parser places past the file's last line: it is empty, at line 1.
+	if root.Kind == 0 || len(root.Content) == 0 || isEmptyNode(root.Content[0]) {
 		c.addLine(1, "", "empty scenario")
 		return nil, c.err()
 	}

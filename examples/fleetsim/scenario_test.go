@@ -142,6 +142,16 @@ func TestParseScenarioErrorsNameLineAndField(t *testing.T) {
 			want: `s.yaml:1: a scenario is a mapping with clusters, workloads and faults`,
 		},
 		{
+			name: "a document marker alone",
+			yaml: "---",
+			want: `s.yaml:1: empty scenario`,
+		},
+		{
+			name: "an explicit null",
+			yaml: "# nothing\n~\n",
+			want: `s.yaml:2: a scenario is a mapping with clusters, workloads and faults`,
+		},
+		{
 			name: "no clusters",
 			yaml: "name: x\n",
 			want: `s.yaml: clusters: a scenario needs at least one cluster`,

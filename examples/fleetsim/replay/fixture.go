@@ -90,9 +90,12 @@ type Workload struct {
 	// ClusterNames is the cluster affinity by name; empty is every cluster.
 	ClusterNames []string `json:"clusterNames,omitempty"`
 	// AffinityGroups are ordered affinity groups (Karmada's
-	// clusterAffinities) instead of ClusterNames; the initial placement is
-	// in the first.
+	// clusterAffinities) instead of ClusterNames.
 	AffinityGroups []AffinityGroup `json:"affinityGroups,omitempty"`
+	// AffinityGroup is the group of AffinityGroups the workload starts
+	// in: the replay writes it to the binding's
+	// status.schedulerObservingAffinityName. Empty: the first.
+	AffinityGroup string `json:"affinityGroup,omitempty"`
 	// ClusterSpread bounds the number of clusters; nil bounds nothing.
 	ClusterSpread *SpreadConstraint `json:"clusterSpread,omitempty"`
 	// ZoneSpread bounds the number of zones; nil bounds nothing.

@@ -98,6 +98,9 @@ func Validate(f *Fixture) field.ErrorList {
 				knownCluster(gp.Child("clusterNames").Index(k), name)
 			}
 		}
+		if w.AffinityGroup != "" && !groups[w.AffinityGroup] {
+			errs = append(errs, field.NotFound(p.Child("affinityGroup"), w.AffinityGroup))
+		}
 		for _, name := range slices.Sorted(maps.Keys(w.StaticWeights)) {
 			knownCluster(p.Child("staticWeights").Key(name), name)
 			if w.StaticWeights[name] <= 0 {

@@ -72,6 +72,9 @@ func TestReadNamesTheField(t *testing.T) {
 		"names and groups": {func(f *Fixture) {
 			f.Workloads[0].ClusterNames, f.Workloads[0].AffinityGroups = []string{"a"}, []AffinityGroup{{Name: "g"}}
 		}, "workloads[0].affinityGroups"},
+		"group in use": {func(f *Fixture) {
+			f.Workloads[0].AffinityGroups, f.Workloads[0].AffinityGroup = []AffinityGroup{{Name: "g"}}, "h"
+		}, "workloads[0].affinityGroup"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

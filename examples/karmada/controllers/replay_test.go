@@ -287,8 +287,8 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 	if sp := w.RegionSpread; sp != nil {
 		placement.SpreadConstraints = append(placement.SpreadConstraints, policyv1alpha1.SpreadConstraint{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: int(sp.MinGroups), MaxGroups: int(sp.MaxGroups)})
 	}
-	// The initial placement is in the first group: the binding names none
-	// in status.schedulerObservingAffinityName, which means the first.
+	// The group the binding starts in goes into its status below; none
+	// named means the first.
 	for _, g := range w.AffinityGroups {
 		term := policyv1alpha1.ClusterAffinityTerm{AffinityName: g.Name}
 		for _, name := range g.ClusterNames {
@@ -330,6 +330,19 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 		rb.Spec.Failover, rb.Annotations = karmadaFailover(r.t, fb)
 	}
 	r.createBinding(rb)
+	if w.AffinityGroup != "" {
+		// As Karmada's scheduler records the group it placed by. The API
+		// server clears a created binding's status, so this is a write of
+		// its own; a merge patch leaves whatever a controller wrote there
+		// meanwhile.
+		patch, err := json.Marshal(map[string]any{"status": map[string]any{"schedulerObservingAffinityName": w.AffinityGroup}})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		if err := r.c.Status().Patch(r.ctx, rb, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			r.t.Fatal(err)
+		}
+	}
 }
 
 // karmadaFailover splits the library's failover behaviour into Karmada's
