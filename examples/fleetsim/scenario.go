@@ -404,7 +404,8 @@ var (
 	cannotDecodeRE = regexp.MustCompile(`^cannot unmarshal !!(\w+) ` + "`" + `?(.*?)` + "`" + `? into (\S+)$`)
 )
 
-// isEmptyNode reports whether n is an implicit null: no value, no tag.
+// isEmptyNode reports whether n is an implicit null: no value and no
+// tag written.
 func isEmptyNode(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.Tag == "!!null" && n.Value == "" && n.Style == 0
 }
