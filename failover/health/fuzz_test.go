@@ -58,7 +58,15 @@ func FuzzBuiltins(f *testing.F) {
 			for gk, i := range builtins {
 				got, err := i.Interpret(obj)
 				checkResult(t, gk.String(), got, err)
-				if err != nil && !errors.Is(err, ErrMalformedObject) {
+				// JSON null decodes to an object without content, which
+				// is ErrNoObject; every other error is a malformed object.
+				switch {
+				case err == nil:
+				case obj.Object == nil:
+					if !errors.Is(err, ErrNoObject) {
+						t.Fatalf("%s: error %v for an object without content, want ErrNoObject", gk, err)
+					}
+				case !errors.Is(err, ErrMalformedObject):
 					t.Fatalf("%s: error %v does not wrap ErrMalformedObject", gk, err)
 				}
 			}
