@@ -658,18 +658,29 @@ func FuzzDetectApplicationFailure(f *testing.F) {
 			}
 			return
 		}
-		seen := map[string]bool{}
+		evicted := map[string]bool{}
 		for _, e := range d.Evictions {
-			if seen[e.FromCluster] || !slicesContains(clusters, e.FromCluster) {
+			if evicted[e.FromCluster] || !slicesContains(clusters, e.FromCluster) {
 				t.Fatalf("eviction of %q: duplicate or not a target", e.FromCluster)
 			}
-			seen[e.FromCluster] = true
+			evicted[e.FromCluster] = true
+		}
+		recorded := map[string]bool{}
+		for _, r := range d.Records {
+			if recorded[r.ClusterName] || !slicesContains(clusters, r.ClusterName) {
+				t.Fatalf("record for %q: duplicate or not a target", r.ClusterName)
+			}
+			recorded[r.ClusterName] = true
+		}
+		// An eviction is a proposal until the cluster leaves the targets:
+		// its record stays, so one the caller cannot carry out comes back
+		// with its countdown.
+		for cluster := range evicted {
+			if !recorded[cluster] {
+				t.Fatalf("eviction of %q without its record: refused, it would lose its countdown", cluster)
+			}
 		}
 		for _, r := range d.Records {
-			if seen[r.ClusterName] || !slicesContains(clusters, r.ClusterName) {
-				t.Fatalf("record for %q: evicted, duplicate or not a target", r.ClusterName)
-			}
-			seen[r.ClusterName] = true
 			if r.FailingSince == nil {
 				continue
 			}
