@@ -206,7 +206,11 @@ type Pacer interface {
 	// State returns the current state of zone.
 	State(zone string) DisruptionState
 	// TryAccept takes one eviction from zone's budget if one is available
-	// now, without blocking.
+	// now, without blocking. A token taken is spent whether or not the
+	// eviction then happens, so ask last, once nothing else can make the
+	// eviction wait (its preserved state read, say): otherwise a workload
+	// whose state stays unreadable takes its zone's tokens at every look,
+	// ahead of the workloads behind it.
 	TryAccept(zone string) bool
 	// When is the earliest time TryAccept can succeed for zone, assuming no
 	// other worker takes the token first; ok is false while evictions are

@@ -17,7 +17,7 @@ import (
 
 // The whole failover path of one Flink job, as a controller strings the
 // calls together: member1 stops reporting, its taints turn NoExecute, the
-// planner decides, the pacer admits, the old copy's state is read, Evict
+// planner decides, the old copy's state is read, the pacer admits, Evict
 // takes member1 out of the placement, Replace picks the new cluster, and
 // the state goes into the manifest for it. Each step's output is the next
 // step's input as it is.
@@ -62,22 +62,24 @@ func Example_pipeline() {
 	clk.SetTime(plan.NextCheck)
 	plan = planner.Plan(taints.Result, bindings, clk.Now())
 
-	// 3. The fleet-wide pacer admits the eviction.
 	pacer, err := eviction.NewPacer(eviction.PacerConfig{Clock: clk})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	for _, decision := range plan.Evict {
-		if !pacer.TryAccept("") {
-			continue // the decision stays; look again at pacer.When
-		}
-
-		// 4. The state the old copy reported, then the eviction.
+		// 3. The state the old copy reported. An eviction that cannot read
+		// it waits (the decision stays; look again later) and asks the
+		// pacer for nothing: a token it took would be spent for nothing.
 		state, err := rules.ExtractFromJSON([]byte(`{"jobStatus":{"jobId":"c7a3b1f0e4d24a5b","state":"RUNNING"}}`))
 		if err != nil {
 			fmt.Println(err)
-			return
+			continue
+		}
+
+		// 4. The fleet-wide pacer admits the eviction, then Evict.
+		if !pacer.TryAccept("") {
+			continue // the decision stays; look again at pacer.When
 		}
 		ev := decision.Eviction("member1")
 		ev.PreservedLabelState = state

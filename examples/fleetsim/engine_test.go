@@ -239,6 +239,57 @@ func TestBrokenPacerIsCaught(t *testing.T) {
 	}
 }
 
+// A workload whose state stays unreadable waits for it without spending
+// the pacer's tokens: with one eviction every 25 s, "stuck" is tried first
+// on every pass and must not keep "web", on the same failed cluster, from
+// leaving.
+func TestUnreadableStateSpendsNoPacerToken(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: unreadable
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30, evictionsPerSecond: 0.04, pacePerZone: true}
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z2}
+workloads:
+  - name: stuck
+    kind: FlinkDeployment
+    replicas: 1
+    state: {jobId: 0123456789abcdef}
+    clusters: [{name: a}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+    failover:
+      cluster:
+        purgeMode: Directly
+        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
+  - name: web
+    kind: Deployment
+    replicas: 1
+    clusters: [{name: a}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+faults:
+  - {at: 1m, type: stateUnreadable, workload: stuck, for: 39m}
+  - {at: 2m, type: outage, cluster: a, for: 30m}
+`), Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	ev, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvEvict && ev.Workload == "web" && ev.Reason != "" })
+	if !ok {
+		t.Fatal("web never left a: the unreadable workload took the pacer's tokens")
+	}
+	// Down at 2m, NoExecute 1m after the Ready condition turns, then 30 s
+	// of toleration and a token at most 25 s away.
+	if at := ev.At; at > 6*time.Minute {
+		t.Errorf("web left a at %s, want by 6m", formatSimTime(at))
+	}
+	if _, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvEvict && ev.Workload == "stuck" && ev.Reason != "" }); ok {
+		t.Error("stuck was evicted without its state")
+	}
+}
+
 // appFailover: the workload fails on its cluster; the policy keeps it away
 // from there for 30 minutes, but only two clusters exist.
 const appFailover = `name: app-failover

@@ -15,14 +15,6 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	if w.hasTask(c.name) && !w.isTarget(c.name) {
 		return false
 	}
-	if !e.lib.Pacer.TryAccept(c.zone) {
-		if !w.heldNoted["pacer/"+c.name] {
-			w.heldNoted["pacer/"+c.name] = true
-			e.tl.add(e, EvPacer, c.name, w.name(), "eviction deferred by the pacer ("+e.lib.Pacer.Mode()+")")
-		}
-		return false
-	}
-	delete(w.heldNoted, "pacer/"+c.name)
 	ev.Cluster = c.name
 	if ev.Message == "" {
 		ev.Message = fmt.Sprintf("%s on %s", ev.Reason, c.name)
@@ -33,6 +25,9 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		// reads it from the binding's aggregated status.
 		ev.Settled = cp != nil && cp.settled
 	}
+	// The state is read before the pacer is asked: an eviction that waits
+	// for a readable state must not spend a token, or a workload whose
+	// status stays unreadable would take every token of its zone.
 	if cp != nil && len(cp.collected) > 0 {
 		state, err := e.lib.State.Extract(w, cp.collected, app)
 		if err != nil {
@@ -45,6 +40,14 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		delete(w.heldNoted, "state/"+c.name)
 		ev.PreservedLabelState = state
 	}
+	if !e.lib.Pacer.TryAccept(c.zone) {
+		if !w.heldNoted["pacer/"+c.name] {
+			w.heldNoted["pacer/"+c.name] = true
+			e.tl.add(e, EvPacer, c.name, w.name(), "eviction deferred by the pacer ("+e.lib.Pacer.Mode()+")")
+		}
+		return false
+	}
+	delete(w.heldNoted, "pacer/"+c.name)
 	res, err := e.lib.Evict(w.targets, w.tasks, ev)
 	if err != nil {
 		e.tl.add(e, EvEvict, c.name, w.name(), "eviction rejected: "+err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -160,6 +161,15 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 	}
 	stopped := false
 	for _, ev := range plan.Evict {
+		// An eviction that waits for its state spends no token: a binding
+		// whose status stays unreadable would otherwise take its zone's
+		// token at every look, ahead of every binding behind it. It is
+		// looked at again after StateRetryInterval.
+		if err := m.stateReadable(objects[ev.Index], policies[ev.Index], cluster.Name); err != nil {
+			m.Events.event(objects[ev.Index], corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", cluster.Name, err)
+			next = earliest(next, now.Add(StateRetryInterval))
+			continue
+		}
 		if !m.Pacer.TryAccept(clusterZone(cluster)) {
 			// Out of budget (or stopped in a full disruption): look again
 			// when a token is due; a stopped pacer is woken by the next
@@ -188,6 +198,21 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 	default:
 	}
 	return m.Schedule.Result(req.NamespacedName, now, next), nil
+}
+
+// StateRetryInterval is how long an eviction that waits for a readable
+// state waits before the taint manager reads the binding's status again.
+const StateRetryInterval = 30 * time.Second
+
+// stateReadable reports why the state a cluster eviction of rb must carry
+// cannot be read from its aggregated status yet; nil when it can, or when
+// the policy preserves no state.
+func (m *TaintManager) stateReadable(rb client.Object, fb *failover.FailoverBehavior, cluster string) error {
+	if fb == nil || fb.Cluster == nil || fb.Cluster.StatePreservation == nil {
+		return nil
+	}
+	_, err := extractState(m.Rules, fb.Cluster.StatePreservation, bindingStatus(rb), cluster)
+	return err
 }
 
 // observeFleet gives the pacer the health of every cluster so it can pick

@@ -90,6 +90,10 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 	var next time.Time
 	var evicted []eviction.Eviction
 	var reason string
+	// The clusters whose eviction the pacer admitted: a write retried
+	// after a conflict runs the closure again, and must not take a second
+	// token for the same eviction.
+	admitted := map[string]bool{}
 	err = writeDecision(ctx, p.Client, b.decisionKey(), func(pd *clusterv1beta1.PlacementDecision, st *FailoverState) ([]string, bool, error) {
 		next, evicted, reason = time.Time{}, nil, ""
 		_, next = gcHistory(st, b.Policy, now)
@@ -105,16 +109,10 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 			if ev == nil {
 				continue
 			}
-			if !p.Pacer.TryAccept("") {
-				// Out of budget, or stopped in a full disruption: look
-				// again when a token is due; a stopped pacer is woken by
-				// the next change of a cluster's taints.
-				if at, ok := p.Pacer.When(""); ok {
-					next = earliest(next, at)
-				}
-				break
-			}
 			ev.Settled = settledOn(st, p.Health, b.Works[cluster])
+			// The state is read before the pacer is asked: an eviction
+			// that waits for its state must not spend a token, which
+			// another workload's eviction could have used.
 			if sp := statePreservation(b.Policy, *ev); sp != nil {
 				state, err := p.Health.state(sp, b.Works[cluster])
 				if err != nil {
@@ -123,6 +121,16 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 				}
 				ev.PreservedLabelState = state
 			}
+			if !admitted[cluster] && !p.Pacer.TryAccept("") {
+				// Out of budget, or stopped in a full disruption: look
+				// again when a token is due; a stopped pacer is woken by
+				// the next change of a cluster's taints.
+				if at, ok := p.Pacer.When(""); ok {
+					next = earliest(next, at)
+				}
+				break
+			}
+			admitted[cluster] = true
 			nt, ok, err := evict(targets, st, *ev)
 			if err != nil {
 				p.Events.event(b.Set, corev1.EventTypeWarning, "EvictionRejected", "%v", err)
