@@ -157,6 +157,11 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		duration = time.Hour
 	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc0ffee))
+	// Features added to the generator later (regions, region spreads,
+	// ordered affinity groups, suspended scheduling) draw from a stream of
+	// their own, so that a seed's fleet, workloads and faults stay what
+	// they were and only gain them.
+	x := rand.New(rand.NewPCG(uint64(seed), 0x9e0a11))
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: campaign-%d\nseed: %d\nduration: %s\nstep: 10s\n", seed, seed, duration)
 	fmt.Fprintf(&b, "settings:\n  evictionTimeout: %dm\n  defaultTolerationSeconds: %d\n  gracefulEvictionTimeout: %dm\n  cancelOnRecovery: %v\n  pacePerZone: %v\n",
@@ -168,6 +173,12 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 	}
 	zones := []string{"east", "west", "south"}[:2+r.IntN(2)]
 	nClusters := 3 + r.IntN(5)
+	// A third of the fleets have regions, two or three, which cut across
+	// the zones; now and then a cluster has none.
+	nRegions := 0
+	if x.IntN(3) == 0 {
+		nRegions = 2 + x.IntN(2)
+	}
 	var clusters, pulls []string
 	b.WriteString("clusters:\n")
 	for i := 0; i < nClusters; i++ {
@@ -178,15 +189,21 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 			mode = "Pull"
 			pulls = append(pulls, name)
 		}
-		fmt.Fprintf(&b, "  - {name: %s, zone: %s, syncMode: %s}\n", name, zones[i%len(zones)], mode)
+		region := ""
+		if nRegions > 0 && x.IntN(8) > 0 {
+			region = fmt.Sprintf(", region: r%d", x.IntN(nRegions))
+		}
+		fmt.Fprintf(&b, "  - {name: %s, zone: %s%s, syncMode: %s}\n", name, zones[i%len(zones)], region, mode)
 	}
 	nWorkloads := 2 + r.IntN(5)
-	var workloads []string
+	var workloads, suspended []string
 	b.WriteString("workloads:\n")
 	for i := 0; i < nWorkloads; i++ {
 		name := fmt.Sprintf("w%d", i)
 		workloads = append(workloads, name)
-		writeRandomWorkload(&b, r, name, clusters)
+		if writeRandomWorkload(&b, r, x, name, clusters, nRegions > 0) {
+			suspended = append(suspended, name)
+		}
 	}
 	b.WriteString("faults:\n")
 	nFaults := 1 + r.IntN(6)
@@ -238,6 +255,16 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		default:
 			fmt.Fprintf(&b, "  - {at: %dm, type: stateUnreadable, workload: %s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], 1+r.IntN(10))
 		}
+	}
+	// A workload suspended from the start resumes, most of the time; and
+	// now and then a workload's scheduling is suspended for a while.
+	for _, w := range suspended {
+		if x.IntN(4) > 0 {
+			fmt.Fprintf(&b, "  - {at: %dm, type: resumeScheduling, workload: %s}\n", 1+x.IntN(max(1, minutes*2/3)), w)
+		}
+	}
+	if x.IntN(4) == 0 {
+		fmt.Fprintf(&b, "  - {at: %dm, type: suspendScheduling, workload: %s, for: %dm}\n", 1+x.IntN(max(1, minutes*2/3)), workloads[x.IntN(len(workloads))], 1+x.IntN(30))
 	}
 	return []byte(b.String())
 }
@@ -345,7 +372,10 @@ func setKey(m *yaml.Node, key string, value *yaml.Node) {
 	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value)
 }
 
-func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters []string) {
+// writeRandomWorkload writes one random workload: r draws what the
+// generator always drew, x the features added since (see RandomScenario).
+// It reports whether the workload's scheduling is suspended at the start.
+func writeRandomWorkload(b *strings.Builder, r, x *rand.Rand, name string, clusters []string, regions bool) (schedulingSuspended bool) {
 	kinds := []string{"Deployment", "StatefulSet", "FlinkDeployment"}
 	kind := kinds[r.IntN(len(kinds))]
 	fmt.Fprintf(b, "  - name: %s\n    kind: %s\n    replicas: %d\n", name, kind, 1+r.IntN(6))
@@ -353,6 +383,11 @@ func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters
 		fmt.Fprintf(b, "    state: {jobId: %016x}\n", r.Uint64())
 	}
 	b.WriteString("    placement:\n")
+	// A quarter of the workloads have ordered affinity groups instead of
+	// one affinity: two or three groups of random clusters, which may
+	// share some; a third of those start in a later group.
+	groups := x.IntN(4) == 0
+	start := "" // workload fields written after the placement block
 	if r.IntN(2) == 0 {
 		var names []string
 		for _, c := range clusters {
@@ -360,14 +395,37 @@ func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters
 				names = append(names, c)
 			}
 		}
-		if len(names) > 0 {
+		if len(names) > 0 && !groups {
 			fmt.Fprintf(b, "      clusterAffinity: {clusterNames: [%s]}\n", strings.Join(names, ", "))
+		}
+	}
+	if groups {
+		n := 2 + x.IntN(2)
+		b.WriteString("      clusterAffinities:\n")
+		for g := range n {
+			var names []string
+			for _, c := range clusters {
+				if x.IntN(2) == 0 {
+					names = append(names, c)
+				}
+			}
+			if len(names) == 0 {
+				names = append(names, clusters[x.IntN(len(clusters))])
+			}
+			fmt.Fprintf(b, "        - {affinityName: g%d, clusterNames: [%s]}\n", g, strings.Join(names, ", "))
+		}
+		if x.IntN(3) == 0 {
+			start = fmt.Sprintf("    affinityGroup: g%d\n", 1+x.IntN(n-1))
 		}
 	}
 	divided := kind != "FlinkDeployment" && r.IntN(3) == 0
 	zone := ""
 	if r.IntN(3) == 0 {
 		zone = fmt.Sprintf(", {spreadByField: zone, minGroups: 1, maxGroups: %d}", 1+r.IntN(2))
+	}
+	if regions && !divided && x.IntN(3) == 0 {
+		maxR := 1 + x.IntN(2)
+		zone += fmt.Sprintf(", {spreadByField: region, minGroups: %d, maxGroups: %d}", 1+x.IntN(maxR), maxR)
 	}
 	if divided {
 		b.WriteString("      replicaScheduling: {replicaSchedulingType: Divided}\n")
@@ -382,12 +440,17 @@ func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters
 		}
 		fmt.Fprintf(b, "      spreadConstraints: [{spreadByField: cluster, minGroups: %d, maxGroups: %d}%s]\n", minG, maxG, zone)
 	}
+	if x.IntN(12) == 0 {
+		start += "    schedulingSuspended: true\n"
+		schedulingSuspended = true
+	}
 	if r.IntN(4) == 0 {
 		fmt.Fprintf(b, "      clusterTolerations: [{key: cluster.karmada.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: %d}]\n", 30*r.IntN(10))
 	}
 	if r.IntN(5) == 0 {
 		fmt.Fprintf(b, "    suspension: {dispatchingOnClusters: {clusterNames: [%s]}}\n", clusters[r.IntN(len(clusters))])
 	}
+	b.WriteString(start)
 	modes := []string{"Directly", "Gracefully", "Never"}
 	b.WriteString("    failover:\n")
 	cm := modes[r.IntN(3)]
@@ -417,6 +480,7 @@ func writeRandomWorkload(b *strings.Builder, r *rand.Rand, name string, clusters
 			fmt.Fprintf(b, "        preConditions: {delaySeconds: %d}\n", 60*r.IntN(5))
 		}
 	}
+	return schedulingSuspended
 }
 
 func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int {

@@ -59,7 +59,11 @@ func (e *Engine) dispatch(w *workload) {
 		labels := manifest.GetLabels()
 		cp = &copyState{replicas: want, created: now, labels: labels}
 		cp.jobID = e.jobIDFor(w, labels)
-		if cp.jobID != "" {
+		if cp.jobID != "" && len(labels) > 0 {
+			// A copy that resumes preserved state reports a submission of
+			// its own until the job it resumes runs. One started without
+			// state is its own job from the start: the operator fixes its
+			// id when it deploys it.
 			w.submits++
 			cp.submitJob = fmt.Sprintf("5ab%013x%016x", w.idx, w.submits)
 		}

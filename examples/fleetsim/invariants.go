@@ -169,6 +169,12 @@ func suspendedFor(w *workload, cluster string) bool {
 
 // onPlace: the scheduler never places a workload back on a blocked cluster.
 func (iv *invariants) onPlace(w *workload, cluster string) {
+	// A cluster kept because dispatching there became suspended
+	// (scheduling.Plan.Held: failover paused) still runs the copy it had:
+	// the workload stays there, it does not come back.
+	if c := iv.e.byName[cluster]; c != nil && suspendedFor(w, cluster) && w.copies[c.idx] != nil {
+		return
+	}
 	if r, ok := iv.blocked(w, cluster); ok {
 		iv.violate(InvNoBlockedReturn, cluster, w.name(), fmt.Sprintf("placed back %s after its eviction at %s (window %s)",
 			formatSimTime(iv.e.Now().Sub(simEpoch)), formatSimTime(r.at.Sub(simEpoch)), windowText(r)))
@@ -282,13 +288,32 @@ func (iv *invariants) exempt(w *workload) bool {
 	return false
 }
 
+// feasible says whether a placement the workload's policy allows exists
+// now: within the affinity (group) in use or, with ordered affinity
+// groups, a later one, which the scheduler moves the workload to when the
+// group in use has no room.
 func (iv *invariants) feasible(w *workload, now time.Time) bool {
+	if iv.placeableWithin(w, w.affinity) {
+		return true
+	}
+	for g := w.group + 1; g < len(w.groups); g++ {
+		if iv.placeableWithin(w, w.groups[g].clusters) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeableWithin says whether the clusters affinity selects (nil: every
+// cluster) that could take the workload now hold a placement within its
+// spread bounds.
+func (iv *invariants) placeableWithin(w *workload, affinity map[string]bool) bool {
 	var names []string
 	for _, c := range iv.e.clusters {
 		// A cluster the workload is being evicted from is no target until
 		// its task ends (the EvictionInProgress rule; a Never task ends only
 		// when a person removes it).
-		if !c.healthy() || (w.affinity != nil && !w.affinity[c.name]) || suspendedFor(w, c.name) || w.failing[c.idx] || w.hasTask(c.name) {
+		if !c.healthy() || (affinity != nil && !affinity[c.name]) || suspendedFor(w, c.name) || w.failing[c.idx] || w.hasTask(c.name) {
 			continue
 		}
 		if _, blocked := iv.blocked(w, c.name); blocked {
@@ -296,27 +321,82 @@ func (iv *invariants) feasible(w *workload, now time.Time) bool {
 		}
 		names = append(names, c.name)
 	}
-	if w.zoneSpread.max > 0 {
-		// The placement may pick any zones: the fullest ones allowed must
-		// hold enough clusters, and enough zones must have one.
+	if w.zoneSpread.max == 0 && w.regionSpread.max == 0 && w.clusterSpread.max == 0 {
+		// Only minimums: more clusters never hurt, so all of them decide.
+		return w.spans(iv.e, names)
+	}
+	return spreadSubsetExists(iv.e, w, names)
+}
+
+// maxSpreadSearch bounds the candidates spreadSubsetExists tries every
+// subset of (2^n of them).
+const maxSpreadSearch = 14
+
+// spreadSubsetExists says whether some of the clusters names make a
+// placement within w's cluster, zone and region bounds. Whether a set fits
+// depends only on how many of its clusters lie in each zone and region
+// pair, and no pair needs more clusters than the cluster minimum, so the
+// candidates are cut to that many per pair first; the subsets of what is
+// left are then tried. A fleet with more pairs than that leaves is judged
+// by each dimension alone, which may call a placement possible that the
+// bounds together forbid.
+func spreadSubsetExists(e *Engine, w *workload, names []string) bool {
+	perPair := max(1, w.clusterSpread.min)
+	kept := map[[2]string]int{}
+	var cands []string
+	for _, n := range names {
+		c := e.byName[n]
+		key := [2]string{c.zone, c.region}
+		if kept[key] < perPair {
+			kept[key]++
+			cands = append(cands, n)
+		}
+	}
+	if len(cands) > maxSpreadSearch {
+		return fitsEachDimension(e, w, names)
+	}
+	minSize, maxSize := max(1, w.clusterSpread.min), w.clusterSpread.max
+	set := make([]string, 0, len(cands))
+	for mask := 1; mask < 1<<len(cands); mask++ {
+		set = set[:0]
+		for i, n := range cands {
+			if mask&(1<<i) != 0 {
+				set = append(set, n)
+			}
+		}
+		if len(set) < minSize || maxSize > 0 && len(set) > maxSize {
+			continue
+		}
+		if w.spans(e, set) {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsEachDimension is spreadSubsetExists's judgment for large fleets:
+// the fullest zones (regions) the maximum allows must hold enough
+// clusters, and enough zones (regions) must have one, each dimension on
+// its own.
+func fitsEachDimension(e *Engine, w *workload, names []string) bool {
+	fits := func(b groupBounds, group func(*cluster) string) bool {
 		count := map[string]int{}
 		for _, n := range names {
-			count[iv.e.byName[n].zone]++
+			count[group(e.byName[n])]++
 		}
-		sizes := make([]int, 0, len(count))
-		for _, k := range count {
-			sizes = append(sizes, k)
-		}
+		sizes := slices.Collect(maps.Values(count))
 		slices.Sort(sizes)
 		slices.Reverse(sizes)
-		sizes = sizes[:min(len(sizes), w.zoneSpread.max)]
+		if b.max > 0 {
+			sizes = sizes[:min(len(sizes), b.max)]
+		}
 		total := 0
 		for _, k := range sizes {
 			total += k
 		}
-		return total >= max(1, w.clusterSpread.min) && len(sizes) >= w.zoneSpread.min
+		return total >= max(1, w.clusterSpread.min) && len(sizes) >= b.min
 	}
-	return w.spans(iv.e, names)
+	return fits(w.zoneSpread, zoneOf) && fits(w.regionSpread, regionOf)
 }
 
 // bound is the longest a correct controller may take to bring a copy back:

@@ -61,11 +61,12 @@ func (e *Engine) collect(w *workload, c *cluster, cp *copyState) {
 		return
 	}
 	cp.sig = sig
-	// Until its job first runs, a copy reports the submission's own job
-	// id: a fresh job that has not restored the checkpoint, whose state
-	// must not replace the one the copy was started from.
+	// Until its job first runs, a copy that resumes preserved state
+	// reports the submission's own job id: a fresh job that has not
+	// restored the checkpoint, whose state must not replace the one the
+	// copy was started from.
 	jobID := cp.jobID
-	if ready == 0 && !cp.settled {
+	if ready == 0 && !cp.settled && cp.submitJob != "" {
 		jobID = cp.submitJob
 	}
 	status := replay.Status(w.spec.Kind, replay.Copy{

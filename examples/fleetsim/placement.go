@@ -211,19 +211,72 @@ func (p *placement) divide(e *Engine, w *workload, kept, candidates []string) []
 // yet (up to the zone spread's maximum), then further clusters in the
 // groups covered. candidates are in preference order. When that
 // spread-first choice cannot meet the spread constraints, the regions,
-// then the zones, with the most candidates are tried instead.
+// then the zones, with the most candidates are tried instead; and when
+// that fails too, with a few candidates, the first choice in preference
+// order that meets them (a zone and a region maximum together can rule
+// out every choice the fullest groups give, while another exists).
 func pickClusters(e *Engine, w *workload, kept, candidates []string, want int) []string {
 	chosen := spreadFirst(e, w, kept, candidates, want)
 	if w.spans(e, chosen) || (w.regionSpread.max == 0 && w.zoneSpread.max == 0) {
 		return chosen
 	}
+	all := candidates
 	if w.regionSpread.max > 0 {
 		candidates = inFullestGroups(e, kept, candidates, w.regionSpread.max, regionOf)
 	}
 	if w.zoneSpread.max > 0 {
 		candidates = inFullestGroups(e, kept, candidates, w.zoneSpread.max, zoneOf)
 	}
-	return spreadFirst(e, w, kept, candidates, want)
+	chosen = spreadFirst(e, w, kept, candidates, want)
+	if w.spans(e, chosen) {
+		return chosen
+	}
+	if found := firstSpanningChoice(e, w, kept, all, want); found != nil {
+		return found
+	}
+	return chosen
+}
+
+// maxChoiceSearch bounds the candidates firstSpanningChoice searches
+// among; a larger fleet keeps the greedy choice.
+const maxChoiceSearch = 14
+
+// firstSpanningChoice returns kept plus the first combination of
+// candidates (in their preference order, as many as want allows, then
+// fewer down to the cluster minimum) that meets w's spread constraints,
+// or nil when none does or there are too many candidates to try.
+func firstSpanningChoice(e *Engine, w *workload, kept, candidates []string, want int) []string {
+	if len(candidates) > maxChoiceSearch {
+		return nil
+	}
+	for size := min(want-len(kept), len(candidates)); size >= 1 && len(kept)+size >= max(1, w.clusterSpread.min); size-- {
+		idx := make([]int, size)
+		for i := range idx {
+			idx[i] = i
+		}
+		for {
+			choice := slices.Clone(kept)
+			for _, i := range idx {
+				choice = append(choice, candidates[i])
+			}
+			if w.spans(e, choice) {
+				return choice
+			}
+			// The next combination in lexicographic order.
+			i := size - 1
+			for i >= 0 && idx[i] == len(candidates)-size+i {
+				i--
+			}
+			if i < 0 {
+				break
+			}
+			idx[i]++
+			for j := i + 1; j < size; j++ {
+				idx[j] = idx[j-1] + 1
+			}
+		}
+	}
+	return nil
 }
 
 func spreadFirst(e *Engine, w *workload, kept, candidates []string, want int) []string {

@@ -19,7 +19,7 @@ type copyState struct {
 	created        time.Time
 	labels         map[string]string
 	jobID          string
-	submitJob      string        // the job id it reports until its job first runs (stateful workloads)
+	submitJob      string        // the job id it reports until its job first runs (a copy that resumes preserved state)
 	collected      []byte        // last status the control plane collected (raw JSON)
 	firstCollected time.Time     // when the control plane first collected it
 	settled        bool          // the copy was Healthy at least once

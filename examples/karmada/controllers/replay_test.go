@@ -571,12 +571,13 @@ func (r *replayRun) report(w replay.Workload, cluster, key string, work *workv1a
 	}
 	c := replay.Copy{Name: w.Name, Replicas: replicas, Ready: ready, Failing: failing, Created: cp.created}
 	if w.Kind == "FlinkDeployment" {
-		// Until its job first runs a copy reports its submission's own
-		// job id; then the job it resumed (the injected state) or, for a
-		// first copy, the scenario's.
-		c.JobID = "submitted-" + key
-		if ready > 0 || cp.settled {
-			c.JobID = r.jobOf(w, m)
+		// Until its job first runs a copy that resumes preserved state
+		// reports its submission's own job id; then the job it resumed.
+		// A copy started without state (a first copy: the scenario's job)
+		// is its own job from the start.
+		c.JobID = r.jobOf(w, m)
+		if ready == 0 && !cp.settled && r.resumesState(w, m) {
+			c.JobID = "submitted-" + key
 		}
 	}
 	status := replay.Status(w.Kind, c)
@@ -589,6 +590,17 @@ func (r *replayRun) report(w replay.Workload, cluster, key string, work *workv1a
 		r.t.Fatal(err)
 	}
 	return workv1alpha2.AggregatedStatusItem{ClusterName: r.real(cluster), Status: &runtime.RawExtension{Raw: raw}, Applied: true, Health: workv1alpha2.ResourceHealth(h)}
+}
+
+// resumesState reports whether the copy m was started with preserved
+// state.
+func (r *replayRun) resumesState(w replay.Workload, m *unstructured.Unstructured) bool {
+	for _, k := range r.stateLabels[w.Name] {
+		if m.GetLabels()[k] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // jobOf is the job a stateful copy runs: the preserved job id it was
