@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,4 +67,38 @@ func FuzzWithRandomFaults(f *testing.F) {
 			t.Fatalf("seed %d: fleet or faults lost: %d clusters, %d workloads, %d faults", seed, len(sc.Clusters), len(sc.Workloads), len(sc.Faults))
 		}
 	})
+}
+
+// The random schedules draw every feature the oracle has to hold the
+// controllers to, and every one of them parses.
+func TestRandomScenariosDrawEveryFeature(t *testing.T) {
+	seen := map[string]int{}
+	features := map[string]string{
+		"regions":              "region: r",
+		"region spreads":       "spreadByField: region",
+		"zone spreads":         "spreadByField: zone",
+		"affinity groups":      "clusterAffinities:",
+		"a later group":        "affinityGroup: g",
+		"suspended scheduling": "schedulingSuspended: true",
+		"a resume":             "type: resumeScheduling",
+		"a suspension":         "type: suspendScheduling",
+		"Divided workloads":    "replicaSchedulingType: Divided",
+		"unreadable state":     "type: stateUnreadable",
+	}
+	for seed := int64(1); seed <= 300; seed++ {
+		data := RandomScenario(seed, 0)
+		if _, err := ParseScenario("campaign.yaml", data); err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, data)
+		}
+		for name, marker := range features {
+			if strings.Contains(string(data), marker) {
+				seen[name]++
+			}
+		}
+	}
+	for name := range features {
+		if seen[name] == 0 {
+			t.Errorf("300 schedules drew no %s", name)
+		}
+	}
 }

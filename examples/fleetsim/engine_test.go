@@ -862,3 +862,44 @@ func FuzzParseArgs(f *testing.F) {
 		}
 	})
 }
+
+// A copy started without preserved state is its own job from the start:
+// a first copy, placed after the start because its scheduling was
+// suspended until then, reports the workload's job id while its job has
+// not run yet. Only a copy that resumes preserved state reports a
+// submission of its own until then, which the library must not carry.
+func TestFirstCopyReportsItsOwnJobBeforeItRuns(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: first-copy
+duration: 10m
+clusters:
+  - {name: a, zone: z1}
+workloads:
+  - name: job
+    kind: FlinkDeployment
+    replicas: 1
+    state: {jobId: 0123456789abcdef}
+    schedulingSuspended: true
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+    failover:
+      cluster:
+        purgeMode: Directly
+        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
+faults:
+  - {at: 1m, type: workloadUnhealthy, workload: job, for: 9m}
+  - {at: 2m, type: resumeScheduling, workload: job}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e.Elapsed() < 4*time.Minute {
+		e.Step()
+	}
+	w := e.wByName["job"]
+	cp := w.copies[e.byName["a"].idx]
+	if cp == nil || cp.settled {
+		t.Fatalf("copy on a: %+v, want one that never ran its job", cp)
+	}
+	if !strings.Contains(string(cp.collected), `"jobId":"0123456789abcdef"`) {
+		t.Errorf("the first copy reports %s, want the workload's job", cp.collected)
+	}
+}

@@ -303,3 +303,85 @@ func TestEveryCopyFailing(t *testing.T) {
 		t.Error("no eviction: the schedule exercises nothing")
 	}
 }
+
+// The oracle does not call a workload placeable that no placement can
+// satisfy: a region minimum of two on a fleet of one region, beside a
+// zone maximum (which once made it skip the region bounds). The workload
+// is never placed, and that breaks nothing.
+func TestInfeasibleRegionSpreadIsNoViolation(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: one-region
+duration: 30m
+clusters:
+  - {name: a, zone: z1, region: r0}
+  - {name: b, zone: z2, region: r0}
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 1, maxGroups: 2}
+        - {spreadByField: zone, minGroups: 1, maxGroups: 2}
+        - {spreadByField: region, minGroups: 2, maxGroups: 2}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if got := placementOf(e, "w"); got != "[]" {
+		t.Fatalf("placed on %s, which spans one region", got)
+	}
+	if e.inv.placeableWithin(e.wByName["w"], nil) {
+		t.Error("the oracle calls a placement over one region placeable under a region minimum of 2")
+	}
+}
+
+// A cluster the re-placement keeps because dispatching there became
+// suspended (scheduling.Plan.Held) is not a return into a block window:
+// the old copy never left. The workload fails on a and b and is evicted
+// from both while its scheduling is suspended (so the Directly old copies
+// stay, nothing replacing them); dispatching to a is then suspended; when
+// scheduling resumes, failover is paused at a, which is kept, and b is
+// replaced by c.
+func TestHeldClusterIsNoReturn(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: held
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z2}
+  - {name: c, zone: z3}
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    clusters: [{name: a}, {name: b}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 2, maxGroups: 2}]}
+    failover:
+      application:
+        decisionConditions: {tolerationSeconds: 60}
+        purgeMode: Directly
+        blockPredecessorSeconds: 0
+faults:
+  - {at: 1m, type: suspendScheduling, workload: w, for: 20m}
+  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 30m}
+  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: b, for: 30m}
+  - {at: 10m, type: suspend, workload: w, cluster: a, for: 20m}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if _, ok := e.tl.first(0, func(ev Event) bool {
+		return ev.Kind == EvEvict && ev.Workload == "w" && ev.Cluster == "a" && ev.Reason != ""
+	}); !ok {
+		t.Fatal("w was never evicted from a: the test proves nothing")
+	}
+	if _, ok := e.tl.first(21*time.Minute, func(ev Event) bool { return ev.Kind == EvPlace && ev.Detail == "placement [a, c]" }); !ok {
+		t.Fatal("a was not kept when scheduling resumed: the test proves nothing")
+	}
+}

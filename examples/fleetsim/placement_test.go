@@ -573,3 +573,38 @@ workloads:
 		})
 	}
 }
+
+// A zone maximum and a region minimum together: two clusters in one zone
+// and two regions. The spread-first choice opens a region per cluster and
+// so a zone per cluster; the fullest-zone fallback picks east, whose
+// clusters share a region. Only west and south hold such a pair, and the
+// first placement finds one.
+func TestFirstPlacementFindsAPairTheGreedyChoiceMisses(t *testing.T) {
+	e := mustEngine(t, `name: zone-and-region
+duration: 10m
+clusters:
+  - {name: c0, zone: east, region: r0}
+  - {name: c1, zone: west, region: r1}
+  - {name: c2, zone: south, region: r1}
+  - {name: c3, zone: east, region: r0}
+  - {name: c4, zone: west, region: r0}
+  - {name: c5, zone: south, region: r0}
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    placement:
+      spreadConstraints:
+        - {spreadByField: cluster, minGroups: 2, maxGroups: 2}
+        - {spreadByField: zone, minGroups: 1, maxGroups: 1}
+        - {spreadByField: region, minGroups: 2, maxGroups: 2}
+`)
+	w := e.wByName["w"]
+	names := targetNames(w)
+	if len(names) != 2 || groupsOf(e, names, zoneOf) != 1 || groupsOf(e, names, regionOf) != 2 {
+		t.Fatalf("placement %s, want two clusters of one zone in two regions", placementOf(e, "w"))
+	}
+	if got := placementOf(e, "w"); got != "[c1, c4]" {
+		t.Errorf("placement %s, want [c1, c4]: the first such pair in preference order", got)
+	}
+}
