@@ -385,3 +385,45 @@ faults:
 		t.Fatal("a was not kept when scheduling resumed: the test proves nothing")
 	}
 }
+
+// A failover whose chosen cluster fails before the copy runs there is a
+// failover of its own: the job leaves a (down at 16m) for b, its copy held
+// there until the Directly escape (a is unreachable), and b is cut off at
+// 33m, just before that; the job then goes to c. The oracle's bound
+// restarts from b's failure and does not report the second failover's
+// detection as an overrun of the first (campaign seed 540185).
+func TestFailedReplacementStartsAFailoverOfItsOwn(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: cascade
+duration: 60m
+settings: {evictionTimeout: 2m, defaultTolerationSeconds: 300}
+clusters:
+  - {name: a, zone: east, syncMode: Pull}
+  - {name: b, zone: west, syncMode: Pull}
+  - {name: c, zone: south, syncMode: Pull}
+workloads:
+  - name: job
+    kind: FlinkDeployment
+    replicas: 1
+    state: {jobId: 1935dcfbde4b048a}
+    clusters: [{name: a}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+    failover:
+      cluster:
+        purgeMode: Directly
+        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
+faults:
+  - {at: 16m, type: outage, cluster: a, for: 24m}
+  - {at: 33m, type: partition, cluster: b, for: 19m}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	for _, cluster := range []string{"a", "b"} {
+		if _, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvEvict && ev.Cluster == cluster && ev.Reason != "" }); !ok {
+			t.Fatalf("the job never left %s: the test proves nothing", cluster)
+		}
+	}
+}
