@@ -69,9 +69,9 @@ type invariants struct {
 	blocks     [][]blockRecord // by workload
 	zeroSince  []time.Time     // by workload: zero running copies since
 	feasSince  []time.Time     // by workload: a feasible placement since
-	// healthyTargets are, by workload, its targets that were healthy at
-	// the last check.
-	healthyTargets []map[string]bool
+	// healthyTargets are, by workload, the indexes of its targets that
+	// were healthy at the last check.
+	healthyTargets [][]int
 
 	lastHealthy []string // by workload: job id of the last copy that became Healthy
 	twoCopies   []string // by workload: the pair of live copies last reported
@@ -94,7 +94,7 @@ type decision struct {
 
 func newInvariants(e *Engine) *invariants {
 	n, m := len(e.sc.Workloads), len(e.sc.Clusters)
-	iv := &invariants{e: e, blocks: make([][]blockRecord, n), zeroSince: make([]time.Time, n), feasSince: make([]time.Time, n), healthyTargets: make([]map[string]bool, n),
+	iv := &invariants{e: e, blocks: make([][]blockRecord, n), zeroSince: make([]time.Time, n), feasSince: make([]time.Time, n), healthyTargets: make([][]int, n),
 		lastHealthy: make([]string, n), twoCopies: make([]string, n),
 		appPending: make([]map[string]decision, n), taintPending: make([]map[string]decision, n),
 		notReady: make([]time.Time, m), lateTaint: make([]bool, m)}
@@ -231,30 +231,12 @@ func (iv *invariants) checkCopies(w *workload, now time.Time) {
 			running++
 		}
 	}
-	// A healthy target that fails (the cluster a failover chose fails
-	// before the copy runs there) starts a failover of its own. The bound
-	// covers one failure's detection, toleration and escape, so an
-	// episode restarts from that failure. Only a target seen healthy
-	// counts: placing a workload on a cluster that is down restarts
-	// nothing.
-	targetFailed := false
-	healthy := map[string]bool{}
-	for _, t := range w.targets {
-		c := e.byName[t.Name]
-		switch {
-		case c == nil:
-		case c.healthy():
-			healthy[t.Name] = true
-		case iv.healthyTargets[w.idx][t.Name]:
-			targetFailed = true
-		}
-	}
-	iv.healthyTargets[w.idx] = healthy
 	if running > 0 || iv.exempt(w) {
 		iv.zeroSince[w.idx] = time.Time{}
+		iv.healthyTargets[w.idx] = iv.healthyTargets[w.idx][:0]
 		return
 	}
-	if iv.zeroSince[w.idx].IsZero() || targetFailed {
+	if iv.zeroSince[w.idx].IsZero() || iv.targetFailed(w) {
 		iv.zeroSince[w.idx] = now
 	}
 	if !iv.feasible(w, now) {
@@ -272,6 +254,31 @@ func (iv *invariants) checkCopies(w *workload, now time.Time) {
 		iv.violate(InvNoZeroCopies, "", w.name(), fmt.Sprintf("no running copy for %s while a feasible placement existed (bound %s)", now.Sub(since), bound))
 		iv.zeroSince[w.idx] = time.Time{} // report once per episode
 	}
+}
+
+// targetFailed reports whether a target of w that was healthy at an
+// earlier check of this zero-copies episode is not healthy now: the
+// cluster a failover chose failed before the copy ran there, which starts
+// a failover of its own. The bound covers one failure's detection,
+// toleration and escape, so the episode restarts from that failure. Only
+// a target seen healthy counts: placing a workload on a cluster that is
+// down restarts nothing.
+func (iv *invariants) targetFailed(w *workload) bool {
+	failed := false
+	was := iv.healthyTargets[w.idx]
+	n := len(was)
+	for _, t := range w.targets {
+		c := iv.e.byName[t.Name]
+		switch {
+		case c == nil:
+		case c.healthy():
+			was = append(was, c.idx) // after the last check's, which stay first
+		case slices.Contains(was[:n], c.idx):
+			failed = true
+		}
+	}
+	iv.healthyTargets[w.idx] = append(was[:0], was[n:]...)
+	return failed
 }
 
 // exempt: the policy itself keeps the workload where it is (it tolerates
