@@ -25,6 +25,14 @@ func mustParse(t *testing.T, data string) *Scenario {
 	return sc
 }
 
+// directlyJobFailover is the failover block of a single-writer Flink job:
+// it leaves a failed cluster Directly and carries its job id.
+const directlyJobFailover = `    failover:
+      cluster:
+        purgeMode: Directly
+        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
+`
+
 func runEmbedded(t *testing.T) *Engine {
 	t.Helper()
 	sc, err := ParseScenario("scenario.yaml", embeddedScenario)
@@ -257,11 +265,7 @@ workloads:
     state: {jobId: 0123456789abcdef}
     clusters: [{name: a}]
     placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
-    failover:
-      cluster:
-        purgeMode: Directly
-        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
-  - name: web
+`+directlyJobFailover+`  - name: web
     kind: Deployment
     replicas: 1
     clusters: [{name: a}]
@@ -880,11 +884,7 @@ workloads:
     state: {jobId: 0123456789abcdef}
     schedulingSuspended: true
     placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
-    failover:
-      cluster:
-        purgeMode: Directly
-        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
-faults:
+`+directlyJobFailover+`faults:
   - {at: 1m, type: workloadUnhealthy, workload: job, for: 9m}
   - {at: 2m, type: resumeScheduling, workload: job}
 `), Options{})

@@ -407,11 +407,7 @@ workloads:
     state: {jobId: 1935dcfbde4b048a}
     clusters: [{name: a}]
     placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
-    failover:
-      cluster:
-        purgeMode: Directly
-        statePreservation: {rules: [{aliasLabelName: failover.fleetover.io/jobid, jsonPath: "{ .jobStatus.jobId }"}]}
-faults:
+`+directlyJobFailover+`faults:
   - {at: 16m, type: outage, cluster: a, for: 24m}
   - {at: 33m, type: partition, cluster: b, for: 19m}
 `), Options{})
