@@ -249,13 +249,14 @@ func firstSpanningChoice(e *Engine, w *workload, kept, candidates []string, want
 	if len(candidates) > maxChoiceSearch {
 		return nil
 	}
+	choice := make([]string, 0, len(kept)+len(candidates))
 	for size := min(want-len(kept), len(candidates)); size >= 1 && len(kept)+size >= max(1, w.clusterSpread.min); size-- {
 		idx := make([]int, size)
 		for i := range idx {
 			idx[i] = i
 		}
 		for {
-			choice := slices.Clone(kept)
+			choice = append(choice[:0], kept...)
 			for _, i := range idx {
 				choice = append(choice, candidates[i])
 			}
