@@ -152,6 +152,30 @@ func FuzzReplace(f *testing.F) {
 				t.Fatalf("negative replicas: %v", plan.Targets)
 			}
 		}
+		// Held: exactly the evicted clusters whose dispatching is
+		// suspended, each back in Targets, and their tasks are the ones
+		// WithoutHeldTasks drops.
+		for _, e := range req.Evicted {
+			held := slices.Contains(plan.Held, e.Name)
+			if held != suspended.DispatchSuspended(e.Name) {
+				t.Fatalf("evicted cluster %s: held %t, suspended %t", e.Name, held, !held)
+			}
+			if _, back := after[e.Name]; held && !back {
+				t.Fatalf("held cluster %s is not back in %v", e.Name, plan.Targets)
+			}
+		}
+		var tasks []eviction.GracefulEvictionTask
+		for _, tc := range append(slices.Clone(req.Targets), req.Evicted...) {
+			tasks = append(tasks, eviction.GracefulEvictionTask{FromCluster: tc.Name})
+		}
+		for _, task := range plan.WithoutHeldTasks(tasks) {
+			if slices.Contains(plan.Held, task.FromCluster) {
+				t.Fatalf("the task of held cluster %s kept", task.FromCluster)
+			}
+		}
+		if got, want := len(plan.WithoutHeldTasks(tasks)), len(tasks)-len(plan.Held); got != want {
+			t.Fatalf("%d tasks left of %d with %v held, want %d", got, len(tasks), plan.Held, want)
+		}
 		if !plan.Changed {
 			if !equalTargets(before, after) {
 				t.Fatalf("unchanged plan with different targets: %v + %v -> %v", req.Targets, req.Evicted, plan.Targets)

@@ -167,7 +167,10 @@ type Plan struct {
 	Moves []Move
 	// Held lists the evicted clusters that stay because dispatching to them
 	// is suspended: their failover is paused until the resume, so they are
-	// back in Targets and the caller should not persist their eviction.
+	// back in Targets and their eviction is undone. A caller writes Targets
+	// whenever Held is not empty, even when Changed is false (Targets is then
+	// the placement from before the eviction, which the caller's copy no
+	// longer holds), with the tasks WithoutHeldTasks leaves.
 	Held []string
 	// Unplaced counts Divided replicas no feasible cluster could take.
 	Unplaced int32
@@ -188,6 +191,22 @@ type Plan struct {
 	RegionExcluded []string
 }
 
+// WithoutHeldTasks returns tasks without the tasks of the clusters in Held,
+// in a new slice; tasks itself is not modified. A held cluster is back in
+// Targets with the copy it ran: its task, left in place, would purge that
+// copy and hold back dispatches to the clusters that replace others. The
+// failover is decided again after the resume, from the cluster's taints or
+// the workload's health, as any other.
+func (p *Plan) WithoutHeldTasks(tasks []eviction.GracefulEvictionTask) []eviction.GracefulEvictionTask {
+	out := make([]eviction.GracefulEvictionTask, 0, len(tasks))
+	for _, t := range tasks {
+		if !slices.Contains(p.Held, t.FromCluster) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Replace re-places a workload after it was evicted from some clusters
 // (Request.Evicted). It keeps every target, untouched, and:
 //
@@ -206,7 +225,8 @@ type Plan struct {
 //     InsufficientCandidates).
 //
 // An evicted cluster whose dispatching is suspended (Workload.Suspension)
-// is kept with its replicas and listed in Held: failover is paused there.
+// is kept with its replicas and listed in Held: failover is paused there,
+// so the eviction is undone (Plan.WithoutHeldTasks).
 // No suspended cluster receives new replicas. Evicted clusters are never
 // candidates. With nothing evicted the placement stays as it is (Reason
 // NothingFailed), so the result of an eviction that changed nothing can be

@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -162,6 +163,33 @@ func TestDuplicatedFailedSuspendedClusterIsHeld(t *testing.T) {
 	}
 	if plan.Changed || plan.Reason != ReasonFailoverPaused || !cmp.Equal(plan.Held, []string{"member2"}) {
 		t.Errorf("plan = %+v, want member2 held and nothing changed", plan)
+	}
+	want := []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member2", Replicas: 2}}
+	if diff := cmp.Diff(want, plan.Targets); diff != "" {
+		t.Errorf("targets: the held cluster is not back (-want +got):\n%s", diff)
+	}
+}
+
+// The eviction a held cluster undoes takes its task with it; the tasks of
+// other clusters, and the caller's slice, stay as they were.
+func TestWithoutHeldTasks(t *testing.T) {
+	tasks := []eviction.GracefulEvictionTask{
+		{FromCluster: "member1", Reason: "TaintUntolerated"},
+		{FromCluster: "member2", Reason: "TaintUntolerated"},
+		{FromCluster: "member3", Reason: "ApplicationFailure"},
+	}
+	before := slices.Clone(tasks)
+	plan := Plan{Held: []string{"member2"}}
+	got := plan.WithoutHeldTasks(tasks)
+	want := []eviction.GracefulEvictionTask{before[0], before[2]}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, tasks); diff != "" {
+		t.Errorf("the caller's tasks changed (-before +after):\n%s", diff)
+	}
+	if got := (&Plan{}).WithoutHeldTasks(tasks); !cmp.Equal(got, before) {
+		t.Errorf("nothing held: %v, want every task", got)
 	}
 }
 

@@ -211,6 +211,12 @@ func Placement(lost []string, plan scheduling.Plan, err error) Explanation {
 		e.Reason, e.Message = ReasonPlacementDue, fmt.Sprintf("the workload on %s is placed elsewhere now", where)
 		return e
 	}
+	if len(plan.Held) > 0 {
+		e.Reason, e.Holds = ReasonFailoverPaused, true
+		e.Message = fmt.Sprintf("dispatching to %s is suspended, which pauses its failover: the eviction from it is undone, and decided again when dispatching resumes",
+			strings.Join(plan.Held, ", "))
+		return e
+	}
 	if field, reason, excluded, ok := topologySpread(&plan); ok {
 		e.Reason, e.Holds, e.Warning = reason, true, true
 		if len(excluded) > 0 {

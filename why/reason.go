@@ -21,7 +21,9 @@ const (
 	ReasonClusterNotReadyNoTaint Reason = "ClusterNotReadyWithoutNoExecuteTaint"
 )
 
-// Reasons of the toleration step (cluster failover).
+// Reasons of the toleration step (cluster failover). ReasonFailoverPaused
+// is also the placement step's when the re-placement holds an evicted
+// cluster (scheduling.Plan.Held).
 const (
 	ReasonFailoverPaused        Reason = "FailoverPaused"
 	ReasonTaintToleratedForever Reason = "TaintToleratedForever"

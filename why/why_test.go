@@ -16,6 +16,7 @@ import (
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/scheduling"
+	"github.com/fleetover/fleetover/suspension"
 	"github.com/fleetover/fleetover/why"
 )
 
@@ -289,6 +290,26 @@ func TestWorkloadSchedulingSuspended(t *testing.T) {
 	in.SchedulingSuspended = false
 	if c := why.Workload(in); hasReason(c, why.ReasonSchedulingSuspended) || !hasReason(c, why.ReasonPlacementDue) {
 		t.Fatalf("once scheduling resumes the spare should take the workload:\n%s", render(c))
+	}
+}
+
+// An eviction whose cluster's dispatching became suspended before anything
+// replaced it is held by the re-placement: the explanation says the
+// failover is paused and the eviction undone, not that no cluster can take
+// the workload.
+func TestWorkloadHeldClusterUndoesTheEviction(t *testing.T) {
+	in := outage(10 * time.Minute)
+	in.Targets = []eviction.TargetCluster{{Name: "a"}}
+	in.Tasks = []eviction.GracefulEvictionTask{{FromCluster: "b", ClustersBeforeFailover: []string{"a", "b"}}}
+	in.Suspension = &suspension.Suspension{DispatchingOnClusters: &suspension.SuspendClusters{ClusterNames: []string{"b"}}}
+	in.Placement.Workload = &scheduling.Workload{Suspension: in.Suspension}
+	h := held(t, why.Workload(in))
+	if h.Step != why.StepPlacement || h.Reason != why.ReasonFailoverPaused || h.Warning || !strings.Contains(h.Message, "undone") {
+		t.Fatalf("held by %s at %s (warning %t): %q; want FailoverPaused at Placement, no warning", h.Reason, h.Step, h.Warning, h.Message)
+	}
+	in.Suspension, in.Placement.Workload = nil, nil
+	if c := why.Workload(in); !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("once dispatching resumes the spare should take the workload:\n%s", render(c))
 	}
 }
 

@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
-	"github.com/fleetover/fleetover/suspension"
+	"github.com/fleetover/fleetover/examples/fleetsim/replay"
 )
 
 // timedFault is one primitive change of the ground truth at a moment.
@@ -156,7 +155,7 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 		e.restart()
 	case FaultSuspend, FaultResume:
 		w := e.wByName[f.Workload]
-		w.susp = changeSuspension(w.susp, f.Cluster, f.Type == FaultSuspend)
+		w.susp = replay.ChangeSuspension(w.susp, f.Cluster, f.Type == FaultSuspend)
 		// A policy change is a binding update: the taint manager looks at
 		// the binding's tainted clusters again (a resume ends the pause of
 		// their failover).
@@ -181,33 +180,4 @@ func (e *Engine) applyFault(f FaultSpec, now time.Time) {
 			e.purgeDeleted(w)
 		}
 	}
-}
-
-// changeSuspension suspends (or resumes) dispatching to cluster, or to every
-// cluster when cluster is empty, keeping the suspension valid: a suspension
-// of every cluster replaces a list of clusters.
-func changeSuspension(s *suspension.Suspension, cluster string, suspend bool) *suspension.Suspension {
-	out := s.DeepCopy()
-	if out == nil {
-		out = &suspension.Suspension{}
-	}
-	all := out.Dispatching != nil && *out.Dispatching
-	switch {
-	case cluster == "" && suspend:
-		t := true
-		out.Dispatching, out.DispatchingOnClusters = &t, nil
-	case cluster == "":
-		out = nil
-	case suspend && !all:
-		if out.DispatchingOnClusters == nil {
-			out.DispatchingOnClusters = &suspension.SuspendClusters{}
-		}
-		if !slices.Contains(out.DispatchingOnClusters.ClusterNames, cluster) {
-			out.DispatchingOnClusters.ClusterNames = append(out.DispatchingOnClusters.ClusterNames, cluster)
-		}
-	case !suspend && out.DispatchingOnClusters != nil:
-		out.DispatchingOnClusters.ClusterNames = slices.DeleteFunc(slices.Clone(out.DispatchingOnClusters.ClusterNames),
-			func(n string) bool { return n == cluster })
-	}
-	return out
 }

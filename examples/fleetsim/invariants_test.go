@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -383,6 +384,63 @@ faults:
 	}
 	if _, ok := e.tl.first(21*time.Minute, func(ev Event) bool { return ev.Kind == EvPlace && ev.Detail == "placement [a, c]" }); !ok {
 		t.Fatal("a was not kept when scheduling resumed: the test proves nothing")
+	}
+	// a's eviction is undone with its task: the task would hold c's copy
+	// back until a's copy was purged, which the suspension forbids.
+	if ev, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDispatch && ev.Cluster == "c" }); !ok || ev.At > 22*time.Minute {
+		t.Fatalf("c's copy dispatched at %v (found %v), want right after scheduling resumed at 21m", ev.At, ok)
+	}
+}
+
+// A single-cluster workload whose only cluster is held gets that cluster
+// back, with the copy it runs: failover is paused there, so it neither
+// moves nor loses its copy while dispatching is suspended. With the resume
+// the failover is decided again, and the workload moves.
+func TestHeldOnlyClusterKeepsTheWorkload(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: held-only
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z2}
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    clusters: [{name: a}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
+    failover:
+      application:
+        decisionConditions: {tolerationSeconds: 60}
+        purgeMode: Directly
+        blockPredecessorSeconds: 0
+faults:
+  - {at: 1m, type: suspendScheduling, workload: w, for: 20m}
+  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 30m}
+  - {at: 10m, type: suspend, workload: w, cluster: a, for: 20m}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if _, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvEvict && ev.Cluster == "a" && ev.At < 10*time.Minute }); !ok {
+		t.Fatal("w was not evicted from a before the suspension: the test proves nothing")
+	}
+	if _, ok := e.tl.first(21*time.Minute, func(ev Event) bool {
+		return ev.Kind == EvPlace && strings.HasPrefix(ev.Detail, "eviction undone") && ev.At == 21*time.Minute
+	}); !ok {
+		t.Fatal("the eviction from a was not undone when scheduling resumed")
+	}
+	// While dispatching to a is suspended (10m to 30m), w stays on a.
+	if ev, ok := e.tl.first(0, func(ev Event) bool {
+		return ev.At < 30*time.Minute && (ev.Kind == EvPlace && strings.HasPrefix(ev.Detail, "placement") || ev.Kind == EvDelete)
+	}); ok && ev.At > 0 {
+		t.Fatalf("at %v, while failover was paused: %s %s", ev.At, ev.Kind, ev.Detail)
+	}
+	if ev, ok := e.tl.first(30*time.Minute, func(ev Event) bool { return ev.Kind == EvPlace && ev.Detail == "placement [b]" }); !ok || ev.At > 32*time.Minute {
+		t.Fatalf("w moved to b at %v (found %v), want soon after the resume at 30m", ev.At, ok)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/scheduling"
@@ -380,7 +381,14 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement failed: "+err.Error())
 		return
 	}
-	if !plan.Changed {
+	if len(plan.Held) > 0 {
+		// Dispatching to these clusters became suspended after their
+		// eviction: failover is paused there, so the eviction is undone
+		// and the copy there stays. It is decided again after the resume.
+		w.tasks = plan.WithoutHeldTasks(w.tasks)
+		e.tl.add(e, EvPlace, "", w.name(), "eviction undone, failover paused (dispatching suspended) on "+strings.Join(plan.Held, ", "))
+	}
+	if !plan.Changed && len(plan.Held) == 0 {
 		e.tl.add(e, EvPlace, "", w.name(), "re-placement left the placement as it was: "+plan.Reason)
 		return
 	}

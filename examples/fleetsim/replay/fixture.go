@@ -146,6 +146,11 @@ const (
 	FaultWorkloadUnhealthy = "workloadUnhealthy"
 	FaultWorkloadHealthy   = "workloadHealthy"
 	FaultRestart           = "restart"
+	// FaultSuspend and FaultResume suspend and resume dispatching of the
+	// workload to Cluster, or to every cluster when Cluster is empty
+	// (ChangeSuspension).
+	FaultSuspend = "suspend"
+	FaultResume  = "resume"
 	// FaultSuspendScheduling and FaultResumeScheduling set and clear the
 	// workload's spec.suspension.scheduling.
 	FaultSuspendScheduling = "suspendScheduling"

@@ -120,7 +120,7 @@ func Validate(f *Fixture) field.ErrorList {
 		}
 	}
 	types := []string{FaultOutage, FaultNotReady, FaultPartition, FaultPartitionOnPurge, FaultRecover, FaultWorkloadUnhealthy, FaultWorkloadHealthy, FaultRestart,
-		FaultSuspendScheduling, FaultResumeScheduling}
+		FaultSuspend, FaultResume, FaultSuspendScheduling, FaultResumeScheduling}
 	for i, ft := range f.Faults {
 		p := field.NewPath("faults").Index(i)
 		if !slices.Contains(types, ft.Type) {
@@ -146,6 +146,9 @@ func Validate(f *Fixture) field.ErrorList {
 		}
 		if (ft.Type == FaultSuspendScheduling || ft.Type == FaultResumeScheduling) && ft.Workload == "" {
 			errs = append(errs, field.Required(p.Child("workload"), "scheduling is suspended for one workload"))
+		}
+		if (ft.Type == FaultSuspend || ft.Type == FaultResume) && ft.Workload == "" {
+			errs = append(errs, field.Required(p.Child("workload"), "dispatching is suspended for one workload"))
 		}
 	}
 	for i, ev := range f.Evictions {

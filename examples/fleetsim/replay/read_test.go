@@ -62,6 +62,7 @@ func TestReadNamesTheField(t *testing.T) {
 		"weight":                            {func(f *Fixture) { f.Workloads[0].StaticWeights = map[string]int64{"a": 0} }, "workloads[0].staticWeights[a]"},
 		"negative copies":                   {func(f *Fixture) { f.Workloads[0].Replicas = -1 }, "workloads[0].replicas"},
 		"scheduling fault without workload": {func(f *Fixture) { f.Faults[0].Type, f.Faults[0].Cluster = FaultSuspendScheduling, "" }, "faults[0].workload"},
+		"suspend fault without workload":    {func(f *Fixture) { f.Faults[0].Type = FaultSuspend }, "faults[0].workload"},
 		"group name":                        {func(f *Fixture) { f.Workloads[0].AffinityGroups = []AffinityGroup{{ClusterNames: []string{"a"}}} }, "workloads[0].affinityGroups[0].name"},
 		"group twice": {func(f *Fixture) {
 			f.Workloads[0].AffinityGroups = []AffinityGroup{{Name: "g"}, {Name: "g"}}

@@ -36,6 +36,7 @@ import (
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/preservation"
+	"github.com/fleetover/fleetover/suspension"
 
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
@@ -92,6 +93,9 @@ type replayRun struct {
 	down    map[string]bool    // simulator cluster name: in an outage or a partition
 	failing map[[2]string]bool // workload, cluster ("" for every cluster)
 	copies  map[string]*memberCopy
+	// suspensions are the workloads' dispatch suspensions, in the
+	// simulator's cluster names, as the faults left them.
+	suspensions map[string]*suspension.Suspension
 	// armed are the clusters a partitionOnPurge fault armed, with the
 	// partition's length; partEnds are the partitions it started, with
 	// their ends.
@@ -146,6 +150,7 @@ func newReplayRun(t *testing.T, fx *replay.Fixture) *replayRun {
 		stateLabels: map[string][]string{},
 		down:        map[string]bool{},
 		failing:     map[[2]string]bool{},
+		suspensions: map[string]*suspension.Suspension{},
 		copies:      map[string]*memberCopy{},
 		armed:       map[string]time.Duration{},
 		partEnds:    map[string]time.Time{},
@@ -311,21 +316,12 @@ func (r *replayRun) createWorkload(w replay.Workload) {
 		}
 		rb.Spec.Clusters = append(rb.Spec.Clusters, workv1alpha2.TargetCluster{Name: r.real(tc.Name), Replicas: replicas})
 	}
-	if s := w.Suspension; s != nil {
-		rb.Spec.Suspension = &workv1alpha2.Suspension{Suspension: policyv1alpha1.Suspension{Dispatching: s.Dispatching}}
-		if on := s.DispatchingOnClusters; on != nil {
-			rb.Spec.Suspension.DispatchingOnClusters = &policyv1alpha1.SuspendClusters{}
-			for _, name := range on.ClusterNames {
-				rb.Spec.Suspension.DispatchingOnClusters.ClusterNames = append(rb.Spec.Suspension.DispatchingOnClusters.ClusterNames, r.real(name))
-			}
-		}
-	}
+	r.suspensions[w.Name] = w.Suspension
+	var scheduling *bool
 	if w.SchedulingSuspended {
-		if rb.Spec.Suspension == nil {
-			rb.Spec.Suspension = &workv1alpha2.Suspension{}
-		}
-		rb.Spec.Suspension.Scheduling = ptr.To(true)
+		scheduling = ptr.To(true)
 	}
+	rb.Spec.Suspension = r.bindingSuspension(w.Suspension, scheduling)
 	if fb := w.Failover; fb != nil {
 		rb.Spec.Failover, rb.Annotations = karmadaFailover(r.t, fb)
 	}
@@ -431,6 +427,20 @@ func (r *replayRun) apply(ft replay.Fault) {
 		r.failing[[2]string{ft.Workload, ft.Cluster}] = ft.Type == replay.FaultWorkloadUnhealthy
 	case replay.FaultRestart:
 		r.restart()
+	case replay.FaultSuspend, replay.FaultResume:
+		dispatching := replay.ChangeSuspension(r.suspensions[ft.Workload], ft.Cluster, ft.Type == replay.FaultSuspend)
+		r.suspensions[ft.Workload] = dispatching
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			rb := r.binding(ft.Workload)
+			var scheduling *bool
+			if rb.Spec.Suspension != nil {
+				scheduling = rb.Spec.Suspension.Scheduling
+			}
+			rb.Spec.Suspension = r.bindingSuspension(dispatching, scheduling)
+			return r.c.Update(r.ctx, rb)
+		}); err != nil {
+			r.t.Fatal(err)
+		}
 	case replay.FaultSuspendScheduling, replay.FaultResumeScheduling:
 		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			rb := r.binding(ft.Workload)
@@ -445,6 +455,26 @@ func (r *replayRun) apply(ft replay.Fault) {
 	default:
 		r.t.Fatalf("fault type %q is not replayed", ft.Type)
 	}
+}
+
+// bindingSuspension is a binding's spec.suspension: the dispatch suspension
+// s, with the simulator's cluster names made real, and scheduling; nil when
+// neither suspends anything.
+func (r *replayRun) bindingSuspension(s *suspension.Suspension, scheduling *bool) *workv1alpha2.Suspension {
+	if s == nil && scheduling == nil {
+		return nil
+	}
+	out := &workv1alpha2.Suspension{Scheduling: scheduling}
+	if s != nil {
+		out.Dispatching = s.Dispatching
+		if on := s.DispatchingOnClusters; on != nil {
+			out.DispatchingOnClusters = &policyv1alpha1.SuspendClusters{}
+			for _, name := range on.ClusterNames {
+				out.DispatchingOnClusters.ClusterNames = append(out.DispatchingOnClusters.ClusterNames, r.real(name))
+			}
+		}
+	}
+	return out
 }
 
 // setDown cuts cluster off (down) or brings it back: a push cluster's API

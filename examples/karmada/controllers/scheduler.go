@@ -121,7 +121,9 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 	for _, p := range problems {
 		s.Events.event(rb, corev1.EventTypeWarning, "SchedulingFailed", "%s", p)
 	}
-	if !plan.Changed && plan.Reason != "" {
+	if len(plan.Held) > 0 {
+		s.Events.event(rb, corev1.EventTypeNormal, scheduling.ReasonFailoverPaused, "eviction from %v undone: dispatching there is suspended", plan.Held)
+	} else if !plan.Changed && plan.Reason != "" {
 		s.Events.event(rb, corev1.EventTypeWarning, plan.Reason, "no new placement yet")
 	}
 	// rb is what the spec patch returned (or the latest read): the status
@@ -216,19 +218,35 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 		if !p.Changed || p.Reason != "" {
 			continue // nothing placed within this group: try the next one
 		}
-		targets := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
-		for _, tc := range p.Targets {
-			if slices.Contains(failed, tc.Name) {
-				continue // a failed cluster kept only because its failover is paused
-			}
-			targets = append(targets, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
-		}
-		spec.Clusters = targets
+		writePlan(spec, p)
 		return p, term.name, true, nil
 	}
 	// No group has room: the answer for the group in use stands, and
-	// says why.
+	// says why. Clusters it held still get their eviction undone.
+	if len(first.Held) > 0 {
+		writePlan(spec, first)
+		return first, "", true, nil
+	}
 	return first, "", false, nil
+}
+
+// writePlan writes a plan's placement to spec. A cluster the plan held
+// (dispatching there became suspended after the eviction: its failover is
+// paused) is in that placement again, with the copy its Work still runs,
+// and its task goes, as scheduling.Plan.WithoutHeldTasks says: left in
+// place, the task would purge the copy the placement keeps. The failover
+// there is decided again when dispatching resumes.
+func writePlan(spec *workv1alpha2.ResourceBindingSpec, p scheduling.Plan) {
+	targets := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
+	for _, tc := range p.Targets {
+		targets = append(targets, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
+	}
+	spec.Clusters = targets
+	if len(p.Held) > 0 {
+		spec.GracefulEvictionTasks = slices.DeleteFunc(slices.Clone(spec.GracefulEvictionTasks), func(t workv1alpha2.GracefulEvictionTask) bool {
+			return slices.Contains(p.Held, t.FromCluster)
+		})
+	}
 }
 
 // recordAffinityName adds to a status update the name of the affinity

@@ -7,14 +7,20 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
@@ -71,9 +77,61 @@ type TaintManager struct {
 // Karmada's taint manager also evicts from 3 workers per binding kind.
 const DefaultEvictionWorkers = 3
 
-// SetupWithManager registers the taint manager.
+// SetupWithManager registers the taint manager. It looks at a cluster when
+// the cluster changes, when a deadline of its last look falls due, and when
+// a binding on it changes what its failover there depends on
+// (failoverInputsChanged).
 func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupController(mgr, name, &clusterv1alpha1.Cluster{}, m.Clock, m)
+	b := builder.ControllerManagedBy(mgr).
+		Named(name).
+		For(&clusterv1alpha1.Cluster{}).
+		WithOptions(controllerOptions(m.Clock))
+	for _, kind := range BindingKinds() {
+		b = b.Watches(kind.NewObject(), handler.EnqueueRequestsFromMapFunc(targetClustersOf), builder.WithPredicates(failoverInputsChanged()))
+	}
+	return b.Complete(m)
+}
+
+// failoverInputsChanged passes the binding updates that can change the
+// taint manager's answer on the binding's clusters without any cluster
+// changing: its dispatch suspension (a resume ends the pause of its
+// failover, and a binding whose eviction a held re-placement undid is on
+// its cluster again) and its cluster tolerations. Every other binding
+// write, the taint manager's own evictions among them, passes nothing.
+func failoverInputsChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			before, after := bindingSpec(e.ObjectOld), bindingSpec(e.ObjectNew)
+			if before == nil || after == nil {
+				return false
+			}
+			return !equality.Semantic.DeepEqual(before.Suspension, after.Suspension) ||
+				!equality.Semantic.DeepEqual(clusterTolerations(before), clusterTolerations(after))
+		},
+	}
+}
+
+func clusterTolerations(spec *workv1alpha2.ResourceBindingSpec) []corev1.Toleration {
+	if spec.Placement == nil {
+		return nil
+	}
+	return spec.Placement.ClusterTolerations
+}
+
+// targetClustersOf maps a binding to the clusters it is on.
+func targetClustersOf(_ context.Context, o client.Object) []reconcile.Request {
+	spec := bindingSpec(o)
+	if spec == nil {
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(spec.Clusters))
+	for _, t := range spec.Clusters {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Name: t.Name}})
+	}
+	return out
 }
 
 // Reconcile plans one cluster.

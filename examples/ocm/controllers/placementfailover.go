@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/utils/clock"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
@@ -13,8 +14,10 @@ import (
 	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/fleetover/fleetover/eviction"
@@ -48,7 +51,8 @@ type PlacementFailoverController struct {
 }
 
 // SetupWithManager registers the controller: it looks at a replica set when
-// it, its decision or any cluster changes, and when a countdown ends.
+// it, its decision, the status of one of its works or any cluster changes,
+// and when a countdown ends.
 func (p *PlacementFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
 	if err := mgr.Add(p.Recheck); err != nil {
 		return err
@@ -59,8 +63,25 @@ func (p *PlacementFailoverController) SetupWithManager(mgr manager.Manager, name
 		For(&workv1alpha1.ManifestWorkReplicaSet{}).
 		Watches(&clusterv1beta1.PlacementDecision{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDecision(c))).
 		Watches(&clusterv1.ManagedCluster{}, handler.EnqueueRequestsFromMapFunc(allBindings(c))).
+		// The state an eviction carries is read from a work's status: an
+		// eviction that waits for it goes ahead when the agent reports it.
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork), builder.WithPredicates(workStatusChanged())).
 		WatchesRawSource(p.Recheck.Source()).
 		Complete(p)
+}
+
+// workStatusChanged passes the updates of a ManifestWork that change its
+// status, the only part of a work this controller reads; the distributor's
+// writes of the spec and the finalizers' comings and goings are no news to
+// it. Creations and deletions pass: they are rare.
+func workStatusChanged() predicate.Funcs {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			old, ok := e.ObjectOld.(*workv1.ManifestWork)
+			cur, ok2 := e.ObjectNew.(*workv1.ManifestWork)
+			return !ok || !ok2 || !equality.Semantic.DeepEqual(old.Status, cur.Status)
+		},
+	}
 }
 
 // Reconcile plans one workload.
@@ -116,6 +137,9 @@ func (p *PlacementFailoverController) Reconcile(ctx context.Context, req reconci
 			if sp := statePreservation(b.Policy, *ev); sp != nil {
 				state, err := p.Health.state(sp, b.Works[cluster])
 				if err != nil {
+					// No look is scheduled: only a new status report of
+					// the work can make the state readable, and that
+					// report wakes the controller.
 					p.Events.event(b.Set, corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", cluster, err)
 					continue
 				}

@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -69,19 +70,7 @@ func TestStory7UnreadableStateSpendsNoPacerToken(t *testing.T) {
 	noNew := f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
 	f.advance(noNew.TimeAdded.Add(time.Minute), 5*time.Second, spare)
 	f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
-	f.eventually("the job's eviction says it waits for its state", func() (bool, string) {
-		list := &eventsv1.EventList{}
-		if err := f.c.List(f.ctx, list, client.InNamespace(f.ns)); err != nil {
-			return false, err.Error()
-		}
-		var reasons []string
-		for _, e := range list.Items {
-			if e.Regarding.Name == "orders" {
-				reasons = append(reasons, e.Reason)
-			}
-		}
-		return slices.Contains(reasons, "StatePreservationFailed"), fmt.Sprintf("events of orders: %v", reasons)
-	})
+	f.waitEvent("orders", "StatePreservationFailed", "the job's eviction says it waits for its state")
 
 	f.createPlacement("web")
 	f.decide("web", down)
@@ -158,4 +147,96 @@ func TestStory7ConflictRetryTakesOneToken(t *testing.T) {
 	if n := accepted.n.Load(); n != 1 {
 		t.Fatalf("the pacer accepted %d evictions for one move", n)
 	}
+}
+
+// Story 7, continued: an eviction that waits for its state goes ahead as
+// soon as the state can be read. A Flink job's feedback lacks its job id
+// when its cluster goes silent, and the eviction waits; the work agent's
+// report with the job id then reaches the hub (it was sent before the
+// cluster fell silent). Nothing else happens: the clock stands still and
+// no cluster changes. The work's status alone must bring the eviction
+// back, and the job resumes on the spare cluster with its id.
+func TestStory7StateReadLaterResumesEviction(t *testing.T) {
+	f := newFixture(t, func(c *controllers.Config) {
+		outageConfig(c)
+		c.StatefulFailoverInjection = true
+	})
+	f.start()
+	down, spare := f.clusterName("a"), f.clusterName("b")
+	f.joinCluster(down)
+	f.joinCluster(spare)
+	f.waitHealthTracked(down)
+	f.waitHealthTracked(spare)
+
+	f.createPlacement("job")
+	f.decide("job", down)
+	manifest, rules := flinkDeployment(f.ns, "orders")
+	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, &failover.FailoverBehavior{
+		Cluster: &failover.ClusterFailoverBehavior{
+			PurgeMode: eviction.PurgeDirectly,
+			StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
+				{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
+			}},
+		},
+	})
+	f.waitWorks(job, "job on the first cluster", down)
+	f.feedback(job, down, map[string]any{"jobState": "RECONCILING", "lifecycleState": "DEPLOYED"})
+
+	// down goes silent. The spare cluster's last renewal is heard before
+	// down turns NoSelect, so that the NoSelect taint is the last cluster
+	// change: no cluster event that follows it can wake the eviction.
+	f.advance(f.clock.Now().Add(45*time.Second), 5*time.Second, spare)
+	noNew := f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
+	noSelectAt := noNew.TimeAdded.Add(time.Minute)
+	f.advance(noSelectAt.Add(-5*time.Second), 5*time.Second, spare)
+	f.waitHeard(spare, f.clock.Now())
+	f.stepTo(noSelectAt)
+	f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
+	f.waitEvent("orders", "StatePreservationFailed", "the job's eviction says it waits for its state")
+	if got := decided(f.decision("job")); !slices.Equal(got, []string{down}) {
+		t.Fatalf("the job moved to %v without its state", got)
+	}
+
+	f.feedback(job, down, map[string]any{"jobId": "4f6a2c9e0b1d", "jobState": "RUNNING", "lifecycleState": "STABLE"})
+	f.waitDecision("job", "the eviction goes ahead once the job id can be read", spare)
+	if st := f.failoverState("job"); len(st.Tasks) != 1 || st.Tasks[0].PreservedLabelState[jobIDLabel] != "4f6a2c9e0b1d" {
+		t.Fatalf("eviction task does not carry the job id: %+v", st.Tasks)
+	}
+	ws := f.waitWorks(job, "job resumed on the spare cluster", spare)
+	if got := workManifest(ws[spare]).GetLabels()[jobIDLabel]; got != "4f6a2c9e0b1d" {
+		t.Fatalf("new copy's job id label = %q, want the old job's 4f6a2c9e0b1d", got)
+	}
+}
+
+// waitHeard waits until the health controller has heard a lease renewal of
+// the cluster at or after at.
+func (f *fixture) waitHeard(name string, at time.Time) {
+	f.t.Helper()
+	f.eventually("renewal of "+name+" heard", func() (bool, string) {
+		var st failover.ClusterHealthState
+		raw := f.managedCluster(name).Annotations[controllers.ClusterHealthStateAnnotation]
+		if json.Unmarshal([]byte(raw), &st) != nil || st.LastHeard == nil {
+			return false, raw
+		}
+		return !st.LastHeard.Time.Before(at), raw
+	})
+}
+
+// waitEvent waits for an event of the given reason regarding the object
+// named regarding in the test's namespace.
+func (f *fixture) waitEvent(regarding, reason, what string) {
+	f.t.Helper()
+	f.eventually(what, func() (bool, string) {
+		list := &eventsv1.EventList{}
+		if err := f.c.List(f.ctx, list, client.InNamespace(f.ns)); err != nil {
+			return false, err.Error()
+		}
+		var reasons []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == regarding {
+				reasons = append(reasons, e.Reason)
+			}
+		}
+		return slices.Contains(reasons, reason), fmt.Sprintf("events of %s: %v", regarding, reasons)
+	})
 }
