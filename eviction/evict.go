@@ -270,6 +270,33 @@ func Unreplaced(targets []string, tasks []GracefulEvictionTask) []string {
 	return out
 }
 
+// UnreplacedTargets is Unreplaced as the scheduler takes it
+// (scheduling.Request.Evicted): each cluster with the replicas the newest
+// of its tasks that recorded them took away (GracefulEvictionTask.Replicas),
+// or replicas when none did. A caller whose targets carry no replicas (a
+// Duplicated workload counted in clusters) passes 0.
+func UnreplacedTargets(targets []TargetCluster, tasks []GracefulEvictionTask, replicas int32) []TargetCluster {
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Name
+	}
+	lost := Unreplaced(names, tasks)
+	if len(lost) == 0 {
+		return nil
+	}
+	out := make([]TargetCluster, len(lost))
+	for i, name := range lost {
+		out[i] = TargetCluster{Name: name, Replicas: replicas}
+		for j := len(tasks) - 1; j >= 0; j-- {
+			if t := &tasks[j]; t.FromCluster == name && t.Replicas != nil {
+				out[i].Replicas = *t.Replicas
+				break
+			}
+		}
+	}
+	return out
+}
+
 func newerTask(a, b *GracefulEvictionTask) bool {
 	aNew, bNew := a.CreationTimestamp == nil, b.CreationTimestamp == nil
 	switch {

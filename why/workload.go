@@ -255,19 +255,8 @@ func (c *Chain) placement(in Input, lost []string) {
 	if in.Placement == nil {
 		return
 	}
-	names := make([]string, len(in.Targets))
-	for i, t := range in.Targets {
-		names[i] = t.Name
-	}
-	lost = append(lost, eviction.Unreplaced(names, in.Tasks)...)
-	if len(lost) == 0 {
-		return
-	}
-	if in.SchedulingSuspended {
-		c.add(Explanation{Step: StepPlacement, Reason: ReasonSchedulingSuspended, Holds: true,
-			Message: fmt.Sprintf("scheduling is suspended: the workload on %s is placed elsewhere once it resumes", strings.Join(lost, ", "))})
-		return
-	}
+	// The clusters evicted now are still targets; those an earlier eviction
+	// took away come with the replicas their tasks recorded.
 	var kept, evicted []eviction.TargetCluster
 	for _, t := range in.Targets {
 		if slices.Contains(lost, t.Name) {
@@ -276,17 +265,17 @@ func (c *Chain) placement(in Input, lost []string) {
 			kept = append(kept, t)
 		}
 	}
-	for _, n := range lost {
-		if !slices.ContainsFunc(evicted, func(t eviction.TargetCluster) bool { return t.Name == n }) {
-			// An eviction task records the replicas it took away.
-			t := eviction.TargetCluster{Name: n, Replicas: in.Placement.Replicas}
-			for _, task := range in.Tasks {
-				if task.FromCluster == n && task.Replicas != nil {
-					t.Replicas = *task.Replicas
-				}
-			}
-			evicted = append(evicted, t)
-		}
+	for _, t := range eviction.UnreplacedTargets(in.Targets, in.Tasks, in.Placement.Replicas) {
+		evicted = append(evicted, t)
+		lost = append(lost, t.Name)
+	}
+	if len(lost) == 0 {
+		return
+	}
+	if in.SchedulingSuspended {
+		c.add(Explanation{Step: StepPlacement, Reason: ReasonSchedulingSuspended, Holds: true,
+			Message: fmt.Sprintf("scheduling is suspended: the workload on %s is placed elsewhere once it resumes", strings.Join(lost, ", "))})
+		return
 	}
 	req := *in.Placement
 	req.Targets, req.Evicted = kept, evicted

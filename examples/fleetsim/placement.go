@@ -410,24 +410,13 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 }
 
 // replaceLost re-places the clusters w's evictions took away that nothing
-// has replaced yet (eviction.Unreplaced), with the replicas their tasks
-// recorded: the scheduler's answer once scheduling resumes.
+// has replaced yet, with the replicas their tasks recorded
+// (eviction.UnreplacedTargets): the scheduler's answer once scheduling
+// resumes.
 func (e *Engine) replaceLost(w *workload) {
-	names := make([]string, len(w.targets))
-	for i, t := range w.targets {
-		names[i] = t.Name
-	}
-	lost := eviction.Unreplaced(names, w.tasks)
-	if len(lost) == 0 {
+	evicted := eviction.UnreplacedTargets(w.targets, w.tasks, 0)
+	if len(evicted) == 0 {
 		return
-	}
-	evicted := make([]eviction.TargetCluster, 0, len(lost))
-	for _, n := range lost {
-		t := eviction.TargetCluster{Name: n}
-		if task := w.task(n); task != nil && task.Replicas != nil && w.divided {
-			t.Replicas = *task.Replicas
-		}
-		evicted = append(evicted, t)
 	}
 	e.replace(w, eviction.EvictResult{Targets: w.targets, Tasks: w.tasks, Evicted: evicted})
 }

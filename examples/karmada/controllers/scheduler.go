@@ -168,24 +168,14 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, string, bool, error) {
 	spec := bindingSpec(rb)
-	failed := lostClusters(spec)
-	if len(failed) == 0 || spec.SchedulingSuspended() {
-		// Karmada's scheduler leaves a binding whose scheduling is
-		// suspended alone; the lost clusters wait for the resume.
-		return scheduling.Plan{}, "", false, nil
-	}
 	// The taint manager and the application-failover controller ran
 	// eviction.Evict; what they took out of the placement is what their
 	// tasks recorded.
-	var evicted []eviction.TargetCluster
-	for _, name := range failed {
-		replicas := spec.Replicas
-		for i := range spec.GracefulEvictionTasks {
-			if t := &spec.GracefulEvictionTasks[i]; t.FromCluster == name && t.Replicas != nil {
-				replicas = *t.Replicas
-			}
-		}
-		evicted = append(evicted, eviction.TargetCluster{Name: name, Replicas: replicas})
+	evicted := eviction.UnreplacedTargets(toTargets(spec.Clusters), toTasks(spec.GracefulEvictionTasks), spec.Replicas)
+	if len(evicted) == 0 || spec.SchedulingSuspended() {
+		// Karmada's scheduler leaves a binding whose scheduling is
+		// suspended alone; the lost clusters wait for the resume.
+		return scheduling.Plan{}, "", false, nil
 	}
 	terms := affinityTerms(spec.Placement, bindingStatus(rb).SchedulerObservedAffinityName)
 	var first scheduling.Plan

@@ -92,8 +92,10 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 				if err != nil {
 					// The eviction waits; the detector keeps its record (the
 					// countdown ran out, so the next look proposes it again).
+					// That look comes with the work's next status report,
+					// the only thing that can make the state readable: a
+					// timed retry would read the same status again.
 					a.Events.event(b.Set, corev1.EventTypeWarning, "StatePreservationFailed", "eviction from %s waits: %v", e.Cluster, err)
-					next = earliest(next, now.Add(time.Second))
 					continue
 				}
 				state = s
