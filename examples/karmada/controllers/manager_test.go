@@ -136,14 +136,7 @@ func TestControllerManagerFailsOverABinding(t *testing.T) {
 	f.waitReady(to, metav1.ConditionTrue)
 
 	f.createTemplate(deployment("checkout", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "checkout"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "checkout"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: from}},
-		},
-	})
+	f.createBinding(deploymentBinding(f.ns, "checkout", 1, workv1alpha2.TargetCluster{Name: from}))
 	f.waitWork(f.binding("checkout"), from, true)
 
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

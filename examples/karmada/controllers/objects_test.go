@@ -65,6 +65,18 @@ func (f *fixture) createCluster(name string, mode clusterv1alpha1.ClusterSyncMod
 	return cl
 }
 
+// readyClusters creates the clusters in mode, then waits until each is
+// Ready: the fleet a story starts from, before any workload is placed.
+func (f *fixture) readyClusters(mode clusterv1alpha1.ClusterSyncMode, names ...string) {
+	f.t.Helper()
+	for _, name := range names {
+		f.createCluster(name, mode)
+	}
+	for _, name := range names {
+		f.waitReady(name, metav1.ConditionTrue)
+	}
+}
+
 func (f *fixture) renewLease(cluster string) {
 	f.t.Helper()
 	now := metav1.NewMicroTime(f.clock.Now())
@@ -139,6 +151,16 @@ func (f *fixture) createTemplate(obj *unstructured.Unstructured) {
 	}
 }
 
+// createClusterTemplate creates a cluster-scoped template (a ClusterRole,
+// say) and deletes it when the test ends: it lives in no test's namespace.
+func (f *fixture) createClusterTemplate(obj *unstructured.Unstructured) {
+	f.t.Helper()
+	if err := f.c.Create(f.ctx, obj); err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { _ = f.c.Delete(context.Background(), obj) })
+}
+
 func deployment(name string, replicas int64) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apps/v1",
@@ -176,6 +198,56 @@ func (f *fixture) createBinding(rb *workv1alpha2.ResourceBinding) {
 		})
 		_ = f.c.Delete(ctx, &workv1alpha2.ResourceBinding{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}})
 	})
+}
+
+// deploymentBinding is the ResourceBinding, not yet created, of the
+// Deployment name in namespace ns (the template deployment makes), with
+// replicas (0 leaves spec.replicas unset) placed on clusters. A story sets
+// what else its scenario needs (placement, failover, suspension) before
+// f.createBinding.
+func deploymentBinding(ns, name string, replicas int32, clusters ...workv1alpha2.TargetCluster) *workv1alpha2.ResourceBinding {
+	return &workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name},
+			Replicas: replicas,
+			Clusters: clusters,
+		},
+	}
+}
+
+// createClusterBinding creates a ClusterResourceBinding and, as
+// createBinding does, removes it when the test ends, finalizers and all:
+// later tests' controllers watch every cluster-scoped binding.
+func (f *fixture) createClusterBinding(crb *workv1alpha2.ClusterResourceBinding) {
+	f.t.Helper()
+	if err := f.c.Create(f.ctx, crb); err != nil {
+		f.t.Fatal(err)
+	}
+	name := crb.Name
+	f.t.Cleanup(func() {
+		ctx := context.Background()
+		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur := &workv1alpha2.ClusterResourceBinding{}
+			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
+				return client.IgnoreNotFound(err)
+			}
+			cur.Finalizers = nil
+			return client.IgnoreNotFound(f.c.Update(ctx, cur))
+		})
+		_ = f.c.Delete(ctx, &workv1alpha2.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	})
+}
+
+// clusterBinding reads the ClusterResourceBinding name, as binding reads a
+// ResourceBinding.
+func (f *fixture) clusterBinding(name string) *workv1alpha2.ClusterResourceBinding {
+	f.t.Helper()
+	crb := &workv1alpha2.ClusterResourceBinding{}
+	if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, crb); err != nil {
+		f.t.Fatal(err)
+	}
+	return crb
 }
 
 func (f *fixture) binding(name string) *workv1alpha2.ResourceBinding {
@@ -266,6 +338,40 @@ func (f *fixture) waitWork(rb client.Object, cluster string, exists bool) *workv
 		return (w != nil) == exists, fmt.Sprintf("work=%v", w != nil)
 	})
 	return w
+}
+
+// holdFinalizer plays the member cluster's execution side: the old Work
+// stays, terminating, until the workload there is confirmed gone.
+const holdFinalizer = "test.fleetover.io/workload-still-running"
+
+// holdWorkOn puts holdFinalizer on the binding's Work on cluster: once
+// deleted, that Work stays terminating, as while the member cluster's
+// copy still runs, until releaseWorkOn.
+func (f *fixture) holdWorkOn(rb client.Object, cluster string) {
+	f.t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := f.work(rb, cluster)
+		w.Finalizers = append(w.Finalizers, holdFinalizer)
+		return f.c.Update(f.ctx, w)
+	}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// releaseWorkOn takes holdFinalizer off the binding's Work on cluster, if
+// that Work is still there: the member confirms its copy is gone.
+func (f *fixture) releaseWorkOn(rb client.Object, cluster string) {
+	f.t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w := f.work(rb, cluster)
+		if w == nil {
+			return nil
+		}
+		w.Finalizers = slices.DeleteFunc(w.Finalizers, func(s string) bool { return s == holdFinalizer })
+		return f.c.Update(f.ctx, w)
+	}); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // manifest decodes the Work's single manifest.

@@ -38,19 +38,13 @@ func TestStory10RegionSpreadReplacesInANewRegion(t *testing.T) {
 	a, c, d := f.clusterName("a"), f.clusterName("c"), f.clusterName("d")
 
 	f.createTemplate(deployment("web", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: a, Replicas: 1}, {Name: c, Replicas: 1}},
-			Placement: &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{
-				{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
-				{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: 2, MaxGroups: 2},
-			}},
-		},
-	})
-	rb := f.binding("web")
+	rb := deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: a, Replicas: 1}, workv1alpha2.TargetCluster{Name: c, Replicas: 1})
+	rb.Spec.Placement = &policyv1alpha1.Placement{SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+		{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
+		{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: 2, MaxGroups: 2},
+	}}
+	f.createBinding(rb)
+	rb = f.binding("web")
 	f.waitWork(rb, a, true)
 	f.waitWork(rb, c, true)
 

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
@@ -25,29 +24,20 @@ func TestStory11AffinityGroupsFailOverToTheBackup(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	p1, p2, b1, b2 := f.clusterName("p1"), f.clusterName("p2"), f.clusterName("b1"), f.clusterName("b2")
-	for _, name := range []string{p1, p2, b1, b2} {
-		f.createCluster(name, clusterv1alpha1.Push)
-		f.waitReady(name, metav1.ConditionTrue)
-	}
+	f.readyClusters(clusterv1alpha1.Push, p1, p2, b1, b2)
 	f.createTemplate(deployment("web", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: p1, Replicas: 1}, {Name: p2, Replicas: 1}},
-			Placement: &policyv1alpha1.Placement{
-				ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
-					{AffinityName: "primary", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{p1, p2}}},
-					{AffinityName: "backup", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{b1, b2}}},
-				},
-				SpreadConstraints: []policyv1alpha1.SpreadConstraint{
-					{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
-				},
-			},
+	rb := deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: p1, Replicas: 1}, workv1alpha2.TargetCluster{Name: p2, Replicas: 1})
+	rb.Spec.Placement = &policyv1alpha1.Placement{
+		ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
+			{AffinityName: "primary", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{p1, p2}}},
+			{AffinityName: "backup", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{b1, b2}}},
 		},
-	})
-	rb := f.binding("web")
+		SpreadConstraints: []policyv1alpha1.SpreadConstraint{
+			{SpreadByField: policyv1alpha1.SpreadByFieldCluster, MinGroups: 2, MaxGroups: 2},
+		},
+	}
+	f.createBinding(rb)
+	rb = f.binding("web")
 	f.waitWork(rb, p1, true)
 	f.waitWork(rb, p2, true)
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -30,21 +29,12 @@ func TestStory12SuspendedSchedulingWaitsForTheResume(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	a, b := f.clusterName("a"), f.clusterName("b")
-	for _, name := range []string{a, b} {
-		f.createCluster(name, clusterv1alpha1.Push)
-		f.waitReady(name, metav1.ConditionTrue)
-	}
+	f.readyClusters(clusterv1alpha1.Push, a, b)
 	f.createTemplate(deployment("web", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource:   workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas:   1,
-			Clusters:   []workv1alpha2.TargetCluster{{Name: a, Replicas: 1}},
-			Suspension: &workv1alpha2.Suspension{Scheduling: ptr.To(true)},
-		},
-	})
-	rb := f.binding("web")
+	rb := deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: a, Replicas: 1})
+	rb.Spec.Suspension = &workv1alpha2.Suspension{Scheduling: ptr.To(true)}
+	f.createBinding(rb)
+	rb = f.binding("web")
 	f.waitWork(rb, a, true)
 
 	// a is taken out: an untolerated NoExecute taint evicts at once.

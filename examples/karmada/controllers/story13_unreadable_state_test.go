@@ -10,7 +10,6 @@ import (
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/fleetover/fleetover/eviction"
@@ -32,10 +31,7 @@ func TestStory13UnreadableStateSpendsNoPacerToken(t *testing.T) {
 	})
 	f.start()
 	drained, spare := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(drained, clusterv1alpha1.Push)
-	f.createCluster(spare, clusterv1alpha1.Push)
-	f.waitReady(drained, metav1.ConditionTrue)
-	f.waitReady(spare, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, drained, spare)
 
 	f.createTemplate(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1",
@@ -43,28 +39,9 @@ func TestStory13UnreadableStateSpendsNoPacerToken(t *testing.T) {
 		"metadata":   map[string]any{"name": "a-job"},
 		"spec":       map[string]any{"image": "flink:1.20", "flinkVersion": "v1_20"},
 	}})
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "a-job"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Namespace: f.ns, Name: "a-job"},
-			Clusters: []workv1alpha2.TargetCluster{{Name: drained}},
-			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{
-				PurgeMode: policyv1alpha1.PurgeModeDirectly,
-				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{
-					{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
-				}},
-			}},
-		},
-	})
+	f.createBinding(flinkJobBinding(f.ns, "a-job", policyv1alpha1.PurgeModeDirectly, workv1alpha2.TargetCluster{Name: drained}))
 	f.createTemplate(deployment("b-web", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "b-web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "b-web"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: drained, Replicas: 1}},
-		},
-	})
+	f.createBinding(deploymentBinding(f.ns, "b-web", 1, workv1alpha2.TargetCluster{Name: drained, Replicas: 1}))
 	f.waitWork(f.binding("a-job"), drained, true)
 	f.waitWork(f.binding("b-web"), drained, true)
 	// The job reports no job id yet.

@@ -1,11 +1,12 @@
 package controllers_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,6 +14,8 @@ import (
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
+
+	"github.com/fleetover/fleetover/scheduling"
 
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
@@ -34,21 +37,12 @@ func TestStory14HeldFailoverResumesWithTheDispatching(t *testing.T) {
 	})
 	f.start()
 	a, b := f.clusterName("a"), f.clusterName("b")
-	for _, name := range []string{a, b} {
-		f.createCluster(name, clusterv1alpha1.Push)
-		f.waitReady(name, metav1.ConditionTrue)
-	}
+	f.readyClusters(clusterv1alpha1.Push, a, b)
 	f.createTemplate(deployment("web", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource:   workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas:   1,
-			Clusters:   []workv1alpha2.TargetCluster{{Name: a, Replicas: 1}},
-			Suspension: &workv1alpha2.Suspension{Scheduling: ptr.To(true)},
-		},
-	})
-	rb := f.binding("web")
+	rb := deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: a, Replicas: 1})
+	rb.Spec.Suspension = &workv1alpha2.Suspension{Scheduling: ptr.To(true)}
+	f.createBinding(rb)
+	rb = f.binding("web")
 	f.waitWork(rb, a, true)
 
 	f.taint(a, "maintenance", corev1.TaintEffectNoExecute)
@@ -78,6 +72,10 @@ func TestStory14HeldFailoverResumesWithTheDispatching(t *testing.T) {
 	if w := f.work(rb, b); w != nil {
 		t.Fatalf("a Work on b while failover from a is paused: %s", w.Name)
 	}
+	f.eventually("the scheduler says the eviction is undone", func() (bool, string) {
+		paused := events.of(f.ns+"/web", scheduling.ReasonFailoverPaused)
+		return len(paused) == 1 && strings.Contains(paused[0].Note, "undone"), fmt.Sprint(paused)
+	})
 
 	// Dispatching to a resumes: nothing else changes, and the failover is
 	// decided again.
@@ -90,4 +88,46 @@ func TestStory14HeldFailoverResumesWithTheDispatching(t *testing.T) {
 		return slices.Equal(clusterNames(rb), []string{b}) && slices.Equal(taskClusters(rb), []string{a})
 	})
 	f.waitWork(rb, b, true)
+}
+
+// Story 14, continued: a binding change alone can end a toleration. "web"
+// tolerates the taint on a forever and stays; "api", which tolerates
+// nothing, leaves when the taint lands, which shows the taint manager has
+// looked at a. Then web's toleration is withdrawn, and nothing else
+// changes: the taint manager, woken by the binding, evicts it.
+func TestStory14WithdrawnTolerationEvicts(t *testing.T) {
+	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
+	f.start()
+	a, b := f.clusterName("a"), f.clusterName("b")
+	f.readyClusters(clusterv1alpha1.Push, a, b)
+	for _, name := range []string{"web", "api"} {
+		f.createTemplate(deployment(name, 1))
+		rb := deploymentBinding(f.ns, name, 1, workv1alpha2.TargetCluster{Name: a, Replicas: 1})
+		if name == "web" {
+			rb.Spec.Placement = &policyv1alpha1.Placement{ClusterTolerations: []corev1.Toleration{{
+				Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute,
+			}}}
+		}
+		f.createBinding(rb)
+	}
+
+	f.taint(a, "maintenance", corev1.TaintEffectNoExecute)
+	f.waitBinding("api", "api evicted from a", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(taskClusters(rb), []string{a})
+	})
+	if rb := f.binding("web"); !slices.Equal(clusterNames(rb), []string{a}) || len(rb.Spec.GracefulEvictionTasks) > 0 {
+		t.Fatalf("web, which tolerates the taint, left a: clusters %v, tasks %v", clusterNames(rb), taskClusters(rb))
+	}
+
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur := f.binding("web")
+		cur.Spec.Placement.ClusterTolerations = nil
+		return f.c.Update(f.ctx, cur)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.stepTo(f.waitPending("the taint manager's look at a after the toleration went", f.ctrls.TaintManager.Schedule, client.ObjectKey{Name: a}))
+	f.waitBinding("web", "web evicted from a once its toleration is withdrawn", func(rb *workv1alpha2.ResourceBinding) bool {
+		return slices.Equal(taskClusters(rb), []string{a})
+	})
 }

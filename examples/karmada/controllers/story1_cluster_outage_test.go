@@ -38,14 +38,7 @@ func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
 	f.waitReady(healthy, metav1.ConditionTrue)
 
 	f.createTemplate(deployment("web", 2))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas: 2,
-			Clusters: []workv1alpha2.TargetCluster{{Name: failing}},
-		},
-	})
+	f.createBinding(deploymentBinding(f.ns, "web", 2, workv1alpha2.TargetCluster{Name: failing}))
 	rb := f.binding("web")
 	f.waitWork(rb, failing, true)
 	f.setHealth("web", healthItem(failing, "Healthy", nil))

@@ -17,6 +17,26 @@ import (
 
 const jobIDLabel = "fleetover.io/flink-job-id"
 
+// flinkJobBinding is the ResourceBinding, not yet created, of the
+// FlinkDeployment name in namespace ns, placed on clusters, whose cluster
+// failover evicts it in purge mode and preserves its job id (read from its
+// status) under jobIDLabel: the stateful job of stories 2, 7 and 13.
+func flinkJobBinding(ns, name string, purge policyv1alpha1.PurgeMode, clusters ...workv1alpha2.TargetCluster) *workv1alpha2.ResourceBinding {
+	return &workv1alpha2.ResourceBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: workv1alpha2.ResourceBindingSpec{
+			Resource: workv1alpha2.ObjectReference{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Namespace: ns, Name: name},
+			Clusters: clusters,
+			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{
+				PurgeMode: purge,
+				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{
+					{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
+				}},
+			}},
+		},
+	}
+}
+
 // Story 2: a Flink job is evicted, purge mode Gracefully, from a cluster
 // carrying a NoExecute taint it does not tolerate. The job id preserved
 // from its status (the policy's statePreservation rule) travels on the
@@ -31,10 +51,7 @@ func TestStory2GracefulStatefulFailoverInjectsNoState(t *testing.T) {
 	})
 	f.start()
 	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(oldCluster, clusterv1alpha1.Push)
-	f.createCluster(newCluster, clusterv1alpha1.Push)
-	f.waitReady(oldCluster, metav1.ConditionTrue)
-	f.waitReady(newCluster, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, oldCluster, newCluster)
 
 	f.createTemplate(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1",
@@ -46,19 +63,7 @@ func TestStory2GracefulStatefulFailoverInjectsNoState(t *testing.T) {
 			"job":          map[string]any{"jarURI": "local:///opt/flink/examples/streaming/WordCount.jar", "parallelism": int64(2)},
 		},
 	}})
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "wordcount"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Namespace: f.ns, Name: "wordcount"},
-			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
-			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{
-				PurgeMode: policyv1alpha1.PurgeModeGracefully,
-				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{
-					{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
-				}},
-			}},
-		},
-	})
+	f.createBinding(flinkJobBinding(f.ns, "wordcount", policyv1alpha1.PurgeModeGracefully, workv1alpha2.TargetCluster{Name: oldCluster}))
 	rb := f.binding("wordcount")
 	f.waitWork(rb, oldCluster, true)
 	f.setHealth("wordcount", healthItem(oldCluster, "Healthy", map[string]any{

@@ -27,10 +27,7 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	first, second := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(first, clusterv1alpha1.Push)
-	f.createCluster(second, clusterv1alpha1.Push)
-	f.waitReady(first, metav1.ConditionTrue)
-	f.waitReady(second, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, first, second)
 
 	f.createTemplate(deployment("api", 1))
 	// blockPredecessorSeconds is not in Karmada's API: it comes from the
@@ -46,22 +43,17 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 	if err := f.c.Create(f.ctx, pp); err != nil {
 		t.Fatal(err)
 	}
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "api", Annotations: map[string]string{
-			policyv1alpha1.PropagationPolicyNamespaceAnnotation: f.ns,
-			policyv1alpha1.PropagationPolicyNameAnnotation:      "api",
-		}},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "api"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: first}},
-			Failover: &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
-				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
-				PurgeMode:          policyv1alpha1.PurgeModeGracefully,
-				GracePeriodSeconds: ptr.To[int32](600),
-			}},
-		},
-	})
+	rb := deploymentBinding(f.ns, "api", 1, workv1alpha2.TargetCluster{Name: first})
+	rb.Annotations = map[string]string{
+		policyv1alpha1.PropagationPolicyNamespaceAnnotation: f.ns,
+		policyv1alpha1.PropagationPolicyNameAnnotation:      "api",
+	}
+	rb.Spec.Failover = &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+		DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+		PurgeMode:          policyv1alpha1.PurgeModeGracefully,
+		GracePeriodSeconds: ptr.To[int32](600),
+	}}
+	f.createBinding(rb)
 	key := client.ObjectKey{Namespace: f.ns, Name: "api"}
 	f.setHealth("api", healthItem(first, "Unhealthy", nil))
 
@@ -72,7 +64,7 @@ func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
 		return ok && at.Equal(started.Add(toleration*time.Second)), at.String()
 	})
 	f.stepTo(started.Add(toleration * time.Second))
-	rb := f.waitBinding("api", "moved to the second cluster", func(rb *workv1alpha2.ResourceBinding) bool {
+	rb = f.waitBinding("api", "moved to the second cluster", func(rb *workv1alpha2.ResourceBinding) bool {
 		return slices.Equal(clusterNames(rb), []string{second})
 	})
 	evictedFirst := f.clock.Now()

@@ -38,15 +38,10 @@ func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
 	}
 
 	f.createTemplate(deployment("shop", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "shop"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource:   workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "shop"},
-			Clusters:   []workv1alpha2.TargetCluster{{Name: open}, {Name: paused1}, {Name: paused2}},
-			Suspension: &workv1alpha2.Suspension{Suspension: policyv1alpha1.Suspension{DispatchingOnClusters: &policyv1alpha1.SuspendClusters{ClusterNames: []string{paused1, paused2}}}},
-		},
-	})
-	rb := f.binding("shop")
+	rb := deploymentBinding(f.ns, "shop", 0, workv1alpha2.TargetCluster{Name: open}, workv1alpha2.TargetCluster{Name: paused1}, workv1alpha2.TargetCluster{Name: paused2})
+	rb.Spec.Suspension = &workv1alpha2.Suspension{Suspension: policyv1alpha1.Suspension{DispatchingOnClusters: &policyv1alpha1.SuspendClusters{ClusterNames: []string{paused1, paused2}}}}
+	f.createBinding(rb)
+	rb = f.binding("shop")
 	for _, name := range []string{open, paused1, paused2} {
 		f.waitWork(rb, name, true)
 	}

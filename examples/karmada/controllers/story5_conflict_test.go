@@ -67,18 +67,9 @@ func TestStory5ConflictingUpdateIsRetriedNotLost(t *testing.T) {
 	}
 	f.start()
 	from, to := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(from, clusterv1alpha1.Push)
-	f.createCluster(to, clusterv1alpha1.Push)
-	f.waitReady(from, metav1.ConditionTrue)
-	f.waitReady(to, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, from, to)
 	f.createTemplate(deployment("orders", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "orders"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "orders"},
-			Clusters: []workv1alpha2.TargetCluster{{Name: from}},
-		},
-	})
+	f.createBinding(deploymentBinding(f.ns, "orders", 0, workv1alpha2.TargetCluster{Name: from}))
 	f.waitWork(f.binding("orders"), from, true)
 
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

@@ -9,7 +9,6 @@ import (
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,22 +24,14 @@ func TestStory6RestartKeepsCountdown(t *testing.T) {
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	sick, spare := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(sick, clusterv1alpha1.Push)
-	f.createCluster(spare, clusterv1alpha1.Push)
-	f.waitReady(sick, metav1.ConditionTrue)
-	f.waitReady(spare, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, sick, spare)
 
 	f.createTemplate(deployment("batch", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "batch"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "batch"},
-			Clusters: []workv1alpha2.TargetCluster{{Name: sick}},
-			Failover: &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
-				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
-			}},
-		},
-	})
+	rb := deploymentBinding(f.ns, "batch", 0, workv1alpha2.TargetCluster{Name: sick})
+	rb.Spec.Failover = &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+		DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+	}}
+	f.createBinding(rb)
 	key := client.ObjectKey{Namespace: f.ns, Name: "batch"}
 	f.setHealth("batch", healthItem(sick, "Unhealthy", nil))
 	started := f.clock.Now()

@@ -7,10 +7,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
@@ -20,10 +18,6 @@ import (
 
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
-
-// holdFinalizer plays the member cluster's execution side: the old Work
-// stays, terminating, until the workload there is confirmed gone.
-const holdFinalizer = "test.fleetover.io/workload-still-running"
 
 // workMonitor watches a binding's Works and records any moment at which
 // two of them exist at once (a terminating Work still counts: its workload
@@ -82,10 +76,7 @@ func TestStory7DirectlyHoldsDispatchUntilOldCopyIsGone(t *testing.T) {
 	})
 	f.start()
 	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(oldCluster, clusterv1alpha1.Push)
-	f.createCluster(newCluster, clusterv1alpha1.Push)
-	f.waitReady(oldCluster, metav1.ConditionTrue)
-	f.waitReady(newCluster, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, oldCluster, newCluster)
 
 	f.createTemplate(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1",
@@ -93,29 +84,11 @@ func TestStory7DirectlyHoldsDispatchUntilOldCopyIsGone(t *testing.T) {
 		"metadata":   map[string]any{"name": "sessions"},
 		"spec":       map[string]any{"image": "flink:1.20", "flinkVersion": "v1_20"},
 	}})
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "sessions"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "flink.apache.org/v1beta1", Kind: "FlinkDeployment", Namespace: f.ns, Name: "sessions"},
-			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
-			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{
-				PurgeMode: policyv1alpha1.PurgeModeDirectly,
-				StatePreservation: &policyv1alpha1.StatePreservation{Rules: []policyv1alpha1.StatePreservationRule{
-					{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
-				}},
-			}},
-		},
-	})
+	f.createBinding(flinkJobBinding(f.ns, "sessions", policyv1alpha1.PurgeModeDirectly, workv1alpha2.TargetCluster{Name: oldCluster}))
 	rb := f.binding("sessions")
 	monitor := f.monitorWorks(workv1alpha2.ResourceBindingPermanentIDLabel, string(rb.UID))
 	f.waitWork(rb, oldCluster, true)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		w := f.work(rb, oldCluster)
-		w.Finalizers = append(w.Finalizers, holdFinalizer)
-		return f.c.Update(f.ctx, w)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.holdWorkOn(rb, oldCluster)
 	f.setHealth("sessions", healthItem(oldCluster, "Healthy", map[string]any{
 		"jobStatus": map[string]any{"jobId": "9f1e2d3c4b5a", "state": "RUNNING"},
 	}))
@@ -147,16 +120,7 @@ func TestStory7DirectlyHoldsDispatchUntilOldCopyIsGone(t *testing.T) {
 	}
 
 	// The old copy is confirmed gone: the new Work follows, with the state.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		w := f.work(rb, oldCluster)
-		if w == nil {
-			return nil
-		}
-		w.Finalizers = slices.DeleteFunc(w.Finalizers, func(s string) bool { return s == holdFinalizer })
-		return f.c.Update(f.ctx, w)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.releaseWorkOn(rb, oldCluster)
 	f.waitWork(rb, oldCluster, false)
 	newWork := f.waitWork(rb, newCluster, true)
 	if got := manifest(newWork).GetLabels()[jobIDLabel]; got != "9f1e2d3c4b5a" {

@@ -1,7 +1,6 @@
 package controllers_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -28,10 +27,7 @@ func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
 	f.cfg.Prober = newProbes()
 	f.start()
 	from, to := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(from, clusterv1alpha1.Push)
-	f.createCluster(to, clusterv1alpha1.Push)
-	f.waitReady(from, metav1.ConditionTrue)
-	f.waitReady(to, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, from, to)
 
 	role := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1",
@@ -39,45 +35,20 @@ func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
 		"metadata":   map[string]any{"name": f.ns + "-reader"},
 		"rules":      []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}},
 	}}
-	if err := f.c.Create(f.ctx, role); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.c.Delete(context.Background(), role) })
+	f.createClusterTemplate(role)
 	name := f.ns + "-reader"
-	crb := &workv1alpha2.ClusterResourceBinding{
+	f.createClusterBinding(&workv1alpha2.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: role.GetName()},
 			Clusters: []workv1alpha2.TargetCluster{{Name: from}},
 		},
-	}
-	if err := f.c.Create(f.ctx, crb); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur := &workv1alpha2.ClusterResourceBinding{}
-			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
-				return client.IgnoreNotFound(err)
-			}
-			cur.Finalizers = nil
-			return client.IgnoreNotFound(f.c.Update(ctx, cur))
-		})
-		_ = f.c.Delete(ctx, &workv1alpha2.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	})
-	get := func() *workv1alpha2.ClusterResourceBinding {
-		cur := &workv1alpha2.ClusterResourceBinding{}
-		if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, cur); err != nil {
-			t.Fatal(err)
-		}
-		return cur
-	}
-	f.waitWork(get(), from, true)
+	f.waitWork(f.clusterBinding(name), from, true)
 
 	f.taint(from, "maintenance", corev1.TaintEffectNoExecute)
 	f.eventually("evicted and re-placed", func() (bool, string) {
-		cur := get()
+		cur := f.clusterBinding(name)
 		var clusters, tasks []string
 		for _, tc := range cur.Spec.Clusters {
 			clusters = append(clusters, tc.Name)
@@ -87,15 +58,15 @@ func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
 		}
 		return slices.Equal(clusters, []string{to}) && slices.Equal(tasks, []string{from}), fmt.Sprintf("clusters %v tasks %v", clusters, tasks)
 	})
-	if task := get().Spec.GracefulEvictionTasks[0]; task.Reason != eviction.ReasonTaintUntolerated {
+	if task := f.clusterBinding(name).Spec.GracefulEvictionTasks[0]; task.Reason != eviction.ReasonTaintUntolerated {
 		t.Fatalf("task = %+v, want TaintUntolerated", task)
 	}
-	f.waitWork(get(), to, true)
-	f.waitWork(get(), from, true)
+	f.waitWork(f.clusterBinding(name), to, true)
+	f.waitWork(f.clusterBinding(name), from, true)
 
 	// The new copy is Healthy: the task completes and the old Work goes.
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cur := get()
+		cur := f.clusterBinding(name)
 		base := cur.DeepCopy()
 		cur.Status.AggregatedStatus = []workv1alpha2.AggregatedStatusItem{{ClusterName: to, Applied: true, Health: workv1alpha2.ResourceHealthy}}
 		return f.c.Status().Patch(f.ctx, cur, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
@@ -103,7 +74,7 @@ func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.eventually("task completed", func() (bool, string) {
-		return len(get().Spec.GracefulEvictionTasks) == 0, "task still there"
+		return len(f.clusterBinding(name).Spec.GracefulEvictionTasks) == 0, "task still there"
 	})
-	f.waitWork(get(), from, false)
+	f.waitWork(f.clusterBinding(name), from, false)
 }

@@ -2,7 +2,6 @@ package controllers_test
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
@@ -112,23 +110,14 @@ func TestStory9FailoverConditionFollowsAnOutage(t *testing.T) {
 	})
 	f.start()
 	failing, healthy := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(failing, clusterv1alpha1.Push)
-	f.createCluster(healthy, clusterv1alpha1.Push)
-	f.waitReady(failing, metav1.ConditionTrue)
-	f.waitReady(healthy, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, failing, healthy)
 	f.createTemplate(deployment("web", 2))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas: 2,
-			Clusters: []workv1alpha2.TargetCluster{{Name: failing}},
-			Placement: &policyv1alpha1.Placement{ClusterTolerations: []corev1.Toleration{{
-				Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](60),
-			}}},
-		},
-	})
-	rb := f.binding("web")
+	rb := deploymentBinding(f.ns, "web", 2, workv1alpha2.TargetCluster{Name: failing})
+	rb.Spec.Placement = &policyv1alpha1.Placement{ClusterTolerations: []corev1.Toleration{{
+		Key: "maintenance", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](60),
+	}}}
+	f.createBinding(rb)
+	rb = f.binding("web")
 	f.waitWork(rb, failing, true)
 	f.setHealth("web", healthItem(failing, "Healthy", nil))
 	f.waitBinding("web", "generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
@@ -233,29 +222,14 @@ func TestStory9DirectlyWaitingForTheOldCopyIsExplained(t *testing.T) {
 	})
 	f.start()
 	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(oldCluster, clusterv1alpha1.Push)
-	f.createCluster(newCluster, clusterv1alpha1.Push)
-	f.waitReady(oldCluster, metav1.ConditionTrue)
-	f.waitReady(newCluster, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, oldCluster, newCluster)
 	f.createTemplate(deployment("job", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "job"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "job"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
-			Failover: &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{PurgeMode: policyv1alpha1.PurgeModeDirectly}},
-		},
-	})
-	rb := f.binding("job")
+	rb := deploymentBinding(f.ns, "job", 1, workv1alpha2.TargetCluster{Name: oldCluster})
+	rb.Spec.Failover = &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{PurgeMode: policyv1alpha1.PurgeModeDirectly}}
+	f.createBinding(rb)
+	rb = f.binding("job")
 	f.waitWork(rb, oldCluster, true)
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		w := f.work(rb, oldCluster)
-		w.Finalizers = append(w.Finalizers, holdFinalizer)
-		return f.c.Update(f.ctx, w)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.holdWorkOn(rb, oldCluster)
 	f.setHealth("job", healthItem(oldCluster, "Healthy", nil))
 
 	f.taint(oldCluster, "maintenance", corev1.TaintEffectNoExecute)
@@ -279,16 +253,7 @@ func TestStory9DirectlyWaitingForTheOldCopyIsExplained(t *testing.T) {
 
 	// The old copy is gone: the new copy is dispatched, and the binding
 	// waits for it to be healthy.
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		w := f.work(rb, oldCluster)
-		if w == nil {
-			return nil
-		}
-		w.Finalizers = slices.DeleteFunc(w.Finalizers, func(s string) bool { return s == holdFinalizer })
-		return f.c.Update(f.ctx, w)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.releaseWorkOn(rb, oldCluster)
 	f.waitWork(rb, newCluster, true)
 	f.waitCondition("job", metav1.ConditionTrue, controllers.ReasonWaitingForReplacement)
 	f.setHealth("job", healthItem(newCluster, "Healthy", nil))
@@ -313,20 +278,10 @@ func TestStory9NoFeasibleClusterIsExplained(t *testing.T) {
 	})
 	f.start()
 	failing, other := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(failing, clusterv1alpha1.Push)
-	f.createCluster(other, clusterv1alpha1.Push)
-	f.waitReady(failing, metav1.ConditionTrue)
-	f.waitReady(other, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, failing, other)
 	f.taint(other, "dedicated", corev1.TaintEffectNoSchedule)
 	f.createTemplate(deployment("web", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: failing}},
-		},
-	})
+	f.createBinding(deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: failing}))
 	rb := f.binding("web")
 	f.waitWork(rb, failing, true)
 	f.setHealth("web", healthItem(failing, "Healthy", nil))
@@ -373,48 +328,22 @@ func TestStory9GateOffIsExplained(t *testing.T) {
 	})
 	f.start()
 	cluster := f.clusterName("a")
-	f.createCluster(cluster, clusterv1alpha1.Push)
-	f.waitReady(cluster, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, cluster)
 	role := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "rbac.authorization.k8s.io/v1",
 		"kind":       "ClusterRole",
 		"metadata":   map[string]any{"name": f.ns + "-viewer"},
 	}}
-	if err := f.c.Create(f.ctx, role); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.c.Delete(context.Background(), role) })
+	f.createClusterTemplate(role)
 	name := f.ns + "-viewer"
-	crb := &workv1alpha2.ClusterResourceBinding{
+	f.createClusterBinding(&workv1alpha2.ClusterResourceBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: workv1alpha2.ResourceBindingSpec{
 			Resource: workv1alpha2.ObjectReference{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "ClusterRole", Name: role.GetName()},
 			Clusters: []workv1alpha2.TargetCluster{{Name: cluster}},
 		},
-	}
-	if err := f.c.Create(f.ctx, crb); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur := &workv1alpha2.ClusterResourceBinding{}
-			if err := f.c.Get(ctx, client.ObjectKey{Name: name}, cur); err != nil {
-				return client.IgnoreNotFound(err)
-			}
-			cur.Finalizers = nil
-			return client.IgnoreNotFound(f.c.Update(ctx, cur))
-		})
-		_ = f.c.Delete(ctx, &workv1alpha2.ClusterResourceBinding{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	})
-	get := func() *workv1alpha2.ClusterResourceBinding {
-		cur := &workv1alpha2.ClusterResourceBinding{}
-		if err := f.c.Get(f.ctx, client.ObjectKey{Name: name}, cur); err != nil {
-			t.Fatal(err)
-		}
-		return cur
-	}
-	f.waitWork(get(), cluster, true)
+	f.waitWork(f.clusterBinding(name), cluster, true)
 	if f.ctrls.ClusterScoped.FailoverCondition == nil || f.ctrls.ClusterScoped.Scheduler.Conditions != nil {
 		t.Fatal("without the failover scheduler the Failover condition must have a controller of its own")
 	}
@@ -422,7 +351,7 @@ func TestStory9GateOffIsExplained(t *testing.T) {
 	f.taint(cluster, "maintenance", corev1.TaintEffectNoExecute)
 	var c *metav1.Condition
 	f.eventually("Failover condition ClusterFailoverDisabled", func() (bool, string) {
-		c = meta.FindStatusCondition(get().Status.Conditions, controllers.FailoverConditionType)
+		c = meta.FindStatusCondition(f.clusterBinding(name).Status.Conditions, controllers.FailoverConditionType)
 		return c != nil && c.Status == metav1.ConditionTrue && c.Reason == controllers.ReasonClusterFailoverOff, failoverString(c)
 	})
 	if !strings.Contains(c.Message, "Failover gate") {
@@ -430,20 +359,20 @@ func TestStory9GateOffIsExplained(t *testing.T) {
 	}
 	// Looks that change nothing: a label, and a later moment.
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		b := get()
+		b := f.clusterBinding(name)
 		b.Labels = map[string]string{"touched": "yes"}
 		return f.c.Update(f.ctx, b)
 	}); err != nil {
 		t.Fatal(err)
 	}
 	f.stepTo(f.clock.Now().Add(time.Hour))
-	f.eventually("label seen", func() (bool, string) { return get().Labels["touched"] == "yes", "" })
+	f.eventually("label seen", func() (bool, string) { return f.clusterBinding(name).Labels["touched"] == "yes", "" })
 	f.stopControllers()
 	got := events.of("/"+name, controllers.FailoverChangedAction)
 	if len(got) != 1 || got[0].Reason != controllers.ReasonClusterFailoverOff || got[0].Type != corev1.EventTypeWarning {
 		t.Fatalf("Failover events %+v, want one Warning %s", got, controllers.ReasonClusterFailoverOff)
 	}
-	if get().Spec.Clusters[0].Name != cluster {
+	if f.clusterBinding(name).Spec.Clusters[0].Name != cluster {
 		t.Fatal("the binding moved with cluster failover off")
 	}
 
@@ -505,25 +434,16 @@ func TestStory9ApplicationTolerationIsExplained(t *testing.T) {
 	})
 	f.start()
 	first, second := f.clusterName("a"), f.clusterName("b")
-	f.createCluster(first, clusterv1alpha1.Push)
-	f.createCluster(second, clusterv1alpha1.Push)
-	f.waitReady(first, metav1.ConditionTrue)
-	f.waitReady(second, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, first, second)
 	f.createTemplate(deployment("api", 1))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "api"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "api"},
-			Replicas: 1,
-			Clusters: []workv1alpha2.TargetCluster{{Name: first}},
-			Failover: &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
-				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
-				PurgeMode:          policyv1alpha1.PurgeModeGracefully,
-				GracePeriodSeconds: ptr.To[int32](600),
-			}},
-		},
-	})
-	rb := f.binding("api")
+	rb := deploymentBinding(f.ns, "api", 1, workv1alpha2.TargetCluster{Name: first})
+	rb.Spec.Failover = &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+		DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](toleration)},
+		PurgeMode:          policyv1alpha1.PurgeModeGracefully,
+		GracePeriodSeconds: ptr.To[int32](600),
+	}}
+	f.createBinding(rb)
+	rb = f.binding("api")
 	f.waitWork(rb, first, true)
 	f.setHealth("api", healthItem(first, "Healthy", nil))
 	f.eventually("settled on the first cluster", func() (bool, string) {

@@ -91,19 +91,9 @@ func TestClusterFailoverWrites(t *testing.T) {
 	}}
 	f.wrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
 	f.start()
-	f.createCluster(oldCluster, clusterv1alpha1.Push)
-	f.createCluster(newCluster, clusterv1alpha1.Push)
-	f.waitReady(oldCluster, metav1.ConditionTrue)
-	f.waitReady(newCluster, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, oldCluster, newCluster)
 	f.createTemplate(deployment("web", 2))
-	f.createBinding(&workv1alpha2.ResourceBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: workv1alpha2.ResourceBindingSpec{
-			Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: "web"},
-			Replicas: 2,
-			Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
-		},
-	})
+	f.createBinding(deploymentBinding(f.ns, "web", 2, workv1alpha2.TargetCluster{Name: oldCluster}))
 	rb := f.binding("web")
 	f.waitWork(rb, oldCluster, true)
 	f.waitBinding("web", "finalizer set and generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
@@ -165,21 +155,11 @@ func TestClusterFailoverWritesSeveralBindingsAtOnce(t *testing.T) {
 	}}
 	f.wrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
 	f.start()
-	f.createCluster(oldCluster, clusterv1alpha1.Push)
-	f.createCluster(newCluster, clusterv1alpha1.Push)
-	f.waitReady(oldCluster, metav1.ConditionTrue)
-	f.waitReady(newCluster, metav1.ConditionTrue)
+	f.readyClusters(clusterv1alpha1.Push, oldCluster, newCluster)
 	want := map[string]int{}
 	for i := range bindings {
 		name := fmt.Sprintf("web-%d", i)
-		f.createBinding(&workv1alpha2.ResourceBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: workv1alpha2.ResourceBindingSpec{
-				Resource: workv1alpha2.ObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Namespace: f.ns, Name: name},
-				Replicas: 2,
-				Clusters: []workv1alpha2.TargetCluster{{Name: oldCluster}},
-			},
-		})
+		f.createBinding(deploymentBinding(f.ns, name, 2, workv1alpha2.TargetCluster{Name: oldCluster}))
 		f.waitBinding(name, "finalizer set and generation observed", func(rb *workv1alpha2.ResourceBinding) bool {
 			return len(rb.Finalizers) > 0 && rb.Status.SchedulerObservedGeneration == rb.Generation
 		})

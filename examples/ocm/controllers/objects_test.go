@@ -39,6 +39,19 @@ func (f *fixture) joinCluster(name string) {
 	f.renewLease(name)
 }
 
+// joinTrackedClusters joins each cluster, then waits until the health
+// controller tracks every one of them as Ready: the fleet a story starts
+// from, before any placement decides.
+func (f *fixture) joinTrackedClusters(names ...string) {
+	f.t.Helper()
+	for _, name := range names {
+		f.joinCluster(name)
+	}
+	for _, name := range names {
+		f.waitHealthTracked(name)
+	}
+}
+
 // registerCluster creates the ManagedCluster and its namespace, before its
 // klusterlet reported anything.
 func (f *fixture) registerCluster(name string) {

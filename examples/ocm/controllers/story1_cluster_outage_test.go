@@ -28,10 +28,7 @@ func TestStory1ClusterOutageMovesPlacement(t *testing.T) {
 	f := newFixture(t, outageConfig)
 	f.start()
 	down, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(down)
-	f.joinCluster(spare)
-	f.waitHealthTracked(down)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(down, spare)
 
 	f.createPlacement("web", clusterv1beta1.Toleration{
 		Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists,

@@ -26,6 +26,25 @@ const workCleanupFinalizer = "cluster.open-cluster-management.io/manifest-work-c
 
 const jobIDLabel = "flink.fleetover.io/job-id"
 
+// jobIDPreservation is the state preservation rule of the Flink stories:
+// the job id, read from the work's status feedback, kept under jobIDLabel.
+func jobIDPreservation() *preservation.StatePreservation {
+	return &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
+		{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
+	}}
+}
+
+// directlyKeepingJobID is the Flink job's cluster failover: purge mode
+// Directly, with its job id preserved (jobIDPreservation).
+func directlyKeepingJobID() *failover.FailoverBehavior {
+	return &failover.FailoverBehavior{
+		Cluster: &failover.ClusterFailoverBehavior{
+			PurgeMode:         eviction.PurgeDirectly,
+			StatePreservation: jobIDPreservation(),
+		},
+	}
+}
+
 func flinkDeployment(ns, name string) (*unstructured.Unstructured, []feedbackRule) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "flink.apache.org/v1beta1", "kind": "FlinkDeployment",
@@ -52,22 +71,12 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 	})
 	f.start()
 	down, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(down)
-	f.joinCluster(spare)
-	f.waitHealthTracked(down)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(down, spare)
 
 	f.createPlacement("flink")
 	f.decide("flink", down)
 	manifest, rules := flinkDeployment(f.ns, "orders")
-	set := f.createSet("orders", "flink", manifest, "flinkdeployments", rules, &failover.FailoverBehavior{
-		Cluster: &failover.ClusterFailoverBehavior{
-			PurgeMode: eviction.PurgeDirectly,
-			StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
-				{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
-			}},
-		},
-	})
+	set := f.createSet("orders", "flink", manifest, "flinkdeployments", rules, directlyKeepingJobID())
 	old := f.waitWorks(set, "work on the first cluster", down)[down]
 	f.neverTogether(set, down, spare)
 	// The work agent on down applied it and holds it with its finalizer.

@@ -5,7 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+
+	"github.com/fleetover/fleetover/examples/ocm/controllers"
 )
 
 // Story 3: a Deployment stays unhealthy on its cluster (its ManifestWork's
@@ -18,10 +21,7 @@ func TestStory3ApplicationFailover(t *testing.T) {
 	f := newFixture(t, nil)
 	f.start()
 	sick, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(sick)
-	f.joinCluster(spare)
-	f.waitHealthTracked(sick)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(sick, spare)
 
 	f.createPlacement("api")
 	f.decide("api", sick)
@@ -61,4 +61,54 @@ func TestStory3ApplicationFailover(t *testing.T) {
 	f.waitWorks(set, "new work next to the old one", sick, spare)
 	f.feedback(set, spare, deploymentStatus(3, 3))
 	f.waitWorks(set, "old work deleted once the new copy is healthy", spare)
+}
+
+// Story 3, stateful: a Flink job fails on its cluster past its toleration,
+// but its feedback does not carry the job id its state preservation rule
+// reads. The eviction waits, with no timed retry (the state can only come
+// with the work's next status report). The report with the job id brings
+// the eviction back: the job resumes on the spare cluster with its id.
+func TestStory3StatefulApplicationFailoverWaitsForItsState(t *testing.T) {
+	const toleration = 60
+	f := newFixture(t, func(c *controllers.Config) { c.StatefulFailoverInjection = true })
+	f.start()
+	sick, spare := f.clusterName("a"), f.clusterName("b")
+	f.joinTrackedClusters(sick, spare)
+
+	f.createPlacement("job")
+	f.decide("job", sick)
+	manifest, rules := flinkDeployment(f.ns, "orders")
+	tol := int32(toleration)
+	set := f.createSet("orders", "job", manifest, "flinkdeployments", rules, &failover.FailoverBehavior{
+		Application: &failover.ApplicationFailoverBehavior{
+			DecisionConditions: failover.DecisionConditions{TolerationSeconds: &tol},
+			PurgeMode:          eviction.PurgeDirectly,
+			StatePreservation:  jobIDPreservation(),
+		},
+	})
+	f.waitWorks(set, "job on the first cluster", sick)
+	f.feedback(set, sick, map[string]any{"jobState": "RUNNING", "lifecycleState": "STABLE"})
+	f.advance(f.clock.Now().Add(10*time.Second), 5*time.Second, sick, spare)
+	// The job restarts in a loop, and its status lost the job id.
+	f.feedback(set, sick, map[string]any{"jobState": "RESTARTING", "lifecycleState": "DEPLOYED"})
+	deadline := f.clock.Now().Add(toleration * time.Second)
+	f.eventually("countdown running", func() (bool, string) {
+		at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(keyOf(set))
+		return ok && at.Equal(deadline), "pending " + at.String() + ", want " + deadline.String()
+	})
+	f.advance(deadline, time.Second, sick, spare)
+	f.waitEvent("orders", "StatePreservationFailed", "the job's eviction says it waits for its state")
+	if at, ok := f.ctrls.ApplicationFailover.Recheck.Pending(keyOf(set)); ok {
+		t.Fatalf("a look at %v is scheduled for an eviction that only a status report can move", at)
+	}
+	if got := decided(f.decision("job")); !slices.Equal(got, []string{sick}) {
+		t.Fatalf("the job moved to %v without its state", got)
+	}
+
+	f.feedback(set, sick, map[string]any{"jobId": "9c1e7a3b5d2f", "jobState": "RESTARTING", "lifecycleState": "DEPLOYED"})
+	f.waitDecision("job", "the job moves once its id can be read", spare)
+	ws := f.waitWorks(set, "job resumed on the spare cluster", spare)
+	if got := workManifest(ws[spare]).GetLabels()[jobIDLabel]; got != "9c1e7a3b5d2f" {
+		t.Fatalf("new copy's job id label = %q, want the old job's 9c1e7a3b5d2f", got)
+	}
 }

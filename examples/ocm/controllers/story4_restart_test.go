@@ -17,10 +17,7 @@ func TestStory4RestartKeepsCountdown(t *testing.T) {
 	f := newFixture(t, nil)
 	f.start()
 	sick, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(sick)
-	f.joinCluster(spare)
-	f.waitHealthTracked(sick)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(sick, spare)
 
 	f.createPlacement("batch")
 	f.decide("batch", sick)

@@ -17,10 +17,7 @@ func TestStory5FullDisruptionEvictsNothing(t *testing.T) {
 	f := newFixture(t, outageConfig)
 	f.start()
 	a, b := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(a)
-	f.joinCluster(b)
-	f.waitHealthTracked(a)
-	f.waitHealthTracked(b)
+	f.joinTrackedClusters(a, b)
 
 	f.createPlacement("svc")
 	f.decide("svc", a)

@@ -20,7 +20,6 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
-	"github.com/fleetover/fleetover/preservation"
 
 	"github.com/fleetover/fleetover/examples/ocm/controllers"
 )
@@ -45,22 +44,12 @@ func TestStory7UnreadableStateSpendsNoPacerToken(t *testing.T) {
 	})
 	f.start()
 	down, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(down)
-	f.joinCluster(spare)
-	f.waitHealthTracked(down)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(down, spare)
 
 	f.createPlacement("job")
 	f.decide("job", down)
 	manifest, rules := flinkDeployment(f.ns, "orders")
-	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, &failover.FailoverBehavior{
-		Cluster: &failover.ClusterFailoverBehavior{
-			PurgeMode: eviction.PurgeDirectly,
-			StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
-				{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
-			}},
-		},
-	})
+	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, directlyKeepingJobID())
 	f.waitWorks(job, "job on the first cluster", down)
 	// The job has not reported a job id yet.
 	f.feedback(job, down, map[string]any{"jobState": "RECONCILING", "lifecycleState": "DEPLOYED"})
@@ -95,10 +84,7 @@ func TestStory7ConflictRetryTakesOneToken(t *testing.T) {
 	f := newFixture(t, outageConfig)
 	f.start()
 	down, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(down)
-	f.joinCluster(spare)
-	f.waitHealthTracked(down)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(down, spare)
 	f.createPlacement("web", clusterv1beta1.Toleration{
 		Key: clusterv1.ManagedClusterTaintUnreachable, Operator: clusterv1beta1.TolerationOpExists,
 		Effect: clusterv1.TaintEffectNoSelect, TolerationSeconds: ptrInt64(toleration),
@@ -163,22 +149,12 @@ func TestStory7StateReadLaterResumesEviction(t *testing.T) {
 	})
 	f.start()
 	down, spare := f.clusterName("a"), f.clusterName("b")
-	f.joinCluster(down)
-	f.joinCluster(spare)
-	f.waitHealthTracked(down)
-	f.waitHealthTracked(spare)
+	f.joinTrackedClusters(down, spare)
 
 	f.createPlacement("job")
 	f.decide("job", down)
 	manifest, rules := flinkDeployment(f.ns, "orders")
-	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, &failover.FailoverBehavior{
-		Cluster: &failover.ClusterFailoverBehavior{
-			PurgeMode: eviction.PurgeDirectly,
-			StatePreservation: &preservation.StatePreservation{Rules: []preservation.StatePreservationRule{
-				{AliasLabelName: jobIDLabel, JSONPath: "{ .jobStatus.jobId }"},
-			}},
-		},
-	})
+	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, directlyKeepingJobID())
 	f.waitWorks(job, "job on the first cluster", down)
 	f.feedback(job, down, map[string]any{"jobState": "RECONCILING", "lifecycleState": "DEPLOYED"})
 
