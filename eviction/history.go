@@ -1,6 +1,7 @@
 package eviction
 
 import (
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,6 +133,16 @@ func (h *EvictionHistory) GC(blockPredecessorSeconds *int32, now time.Time) (rem
 	clear((*h)[len(kept):])
 	*h = kept
 	return removed, nextExpiry
+}
+
+// Forget drops the entries of clusters, in place, and reports whether the
+// history changed. It is for an eviction that was undone (a re-placement
+// that held the cluster: scheduling.Plan.Held): the workload never left
+// the cluster, so nothing keeps it away.
+func (h *EvictionHistory) Forget(clusters ...string) bool {
+	n := len(*h)
+	*h = slices.DeleteFunc(*h, func(e EvictionHistoryEntry) bool { return slices.Contains(clusters, e.ClusterName) })
+	return len(*h) != n
 }
 
 // ValidateEvictionHistory checks that every entry names a valid cluster

@@ -25,6 +25,26 @@ func TestEvictionHistoryRecordDeduplicates(t *testing.T) {
 	}
 }
 
+// An eviction that was undone leaves no block behind; the others stay.
+func TestEvictionHistoryForget(t *testing.T) {
+	var h EvictionHistory
+	h.Record("m1", t0)
+	h.Record("m2", t0)
+	h.Record("m3", t0)
+	if !h.Forget("m2", "m9") {
+		t.Fatal("forgetting a recorded cluster reported no change")
+	}
+	if len(h) != 2 || h[0].ClusterName != "m1" || h[1].ClusterName != "m3" {
+		t.Fatalf("%+v, want m1 and m3", h)
+	}
+	if _, blocked, _ := h.BlockedUntil("m2", ptr.To[int32](0), t0); blocked {
+		t.Fatal("m2 still blocked after Forget")
+	}
+	if h.Forget("m2") {
+		t.Fatal("forgetting an absent cluster reported a change")
+	}
+}
+
 func TestEvictionHistoryBlockedUntil(t *testing.T) {
 	h := EvictionHistory{{ClusterName: "m1"}}
 	h[0].CreationTimestamp.Time = t0

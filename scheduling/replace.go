@@ -166,7 +166,8 @@ type Plan struct {
 	// Moves says what moved where and why, sources in name order.
 	Moves []Move
 	// Held lists the evicted clusters that stay because dispatching to them
-	// is suspended: their failover is paused until the resume, so they are
+	// is suspended and their copy still runs there (Workload.OldCopies):
+	// their failover is paused until the resume, so they are
 	// back in Targets and their eviction is undone. A caller writes Targets
 	// whenever Held is not empty, even when Changed is false (Targets is then
 	// the placement from before the eviction, which the caller's copy no
@@ -225,8 +226,9 @@ func (p *Plan) WithoutHeldTasks(tasks []eviction.GracefulEvictionTask) []evictio
 //     InsufficientCandidates).
 //
 // An evicted cluster whose dispatching is suspended (Workload.Suspension)
-// is kept with its replicas and listed in Held: failover is paused there,
-// so the eviction is undone (Plan.WithoutHeldTasks).
+// and whose copy still runs there (Workload.OldCopies) is kept with its
+// replicas and listed in Held: failover is paused there, so the eviction
+// is undone (Plan.WithoutHeldTasks).
 // No suspended cluster receives new replicas. Evicted clusters are never
 // candidates. With nothing evicted the placement stays as it is (Reason
 // NothingFailed), so the result of an eviction that changed nothing can be
@@ -253,7 +255,7 @@ func Replace(req *Request) (Plan, error) {
 	var lost []eviction.TargetCluster
 	var held []string
 	for _, t := range req.Evicted {
-		if w.suspended(t.Name) {
+		if w.holds(t.Name) {
 			kept = append(kept, t)
 			held = append(held, t.Name)
 		} else {

@@ -170,6 +170,42 @@ func TestDuplicatedFailedSuspendedClusterIsHeld(t *testing.T) {
 	}
 }
 
+// A suspension holds an evicted cluster only while its copy runs there:
+// once the copy is gone, or its deletion has started, the failover there
+// has happened, and the cluster is replaced as any other.
+func TestSuspendedClusterWithoutItsCopyIsReplaced(t *testing.T) {
+	for name, old := range map[string]eviction.OldCopy{
+		"gone":     {Gone: true},
+		"deleting": {DeletingSince: time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			req := seedDuplicated()
+			req.Workload.Suspension = SuspensionFunc(func(c string) bool { return c == "member2" })
+			req.Workload.OldCopies = eviction.OldCopyLookupFunc(func(c string) eviction.OldCopy {
+				if c == "member2" {
+					return old
+				}
+				return eviction.OldCopy{}
+			})
+			plan, err := Replace(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []eviction.TargetCluster{{Name: "member1", Replicas: 2}, {Name: "member3", Replicas: 2}}
+			if len(plan.Held) > 0 || !plan.Changed || plan.Reason != "" || !cmp.Equal(want, plan.Targets) {
+				t.Errorf("plan = %+v, want member2 replaced by member3, nothing held", plan)
+			}
+		})
+	}
+	// A copy that still runs keeps the cluster held.
+	req := seedDuplicated()
+	req.Workload.Suspension = SuspensionFunc(func(c string) bool { return c == "member2" })
+	req.Workload.OldCopies = eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Unreachable: true} })
+	if plan, err := Replace(req); err != nil || !cmp.Equal(plan.Held, []string{"member2"}) {
+		t.Errorf("plan = %+v (%v), want member2 held while its copy runs", plan, err)
+	}
+}
+
 // The eviction a held cluster undoes takes its task with it; the tasks of
 // other clusters, and the caller's slice, stay as they were.
 func TestWithoutHeldTasks(t *testing.T) {

@@ -61,6 +61,13 @@ type Workload struct {
 	BlockPredecessorSeconds *int32
 	// Suspension, when set, says which clusters dispatching is suspended to.
 	Suspension SuspensionChecker
+	// OldCopies, when set, tells what is left of the copies on the evicted
+	// clusters. Replace holds an evicted cluster whose dispatching is
+	// suspended only while its copy runs there: a copy that is gone, or
+	// whose deletion started, leaves nothing for the suspension to keep,
+	// and the cluster is replaced as any other. nil: every evicted
+	// cluster's copy is taken to run on.
+	OldCopies eviction.OldCopyLookup
 	// Now is the time decisions are made for.
 	Now time.Time
 }
@@ -89,4 +96,17 @@ func (w *Workload) Evicting(cluster string) bool {
 // suspended is false when no checker is set.
 func (w *Workload) suspended(cluster string) bool {
 	return w.Suspension != nil && w.Suspension.DispatchSuspended(cluster)
+}
+
+// holds reports whether a re-placement keeps the evicted cluster: its
+// dispatching is suspended, and its copy still runs there.
+func (w *Workload) holds(cluster string) bool {
+	if !w.suspended(cluster) {
+		return false
+	}
+	if w.OldCopies == nil {
+		return true
+	}
+	old := w.OldCopies.OldCopy(cluster)
+	return !old.Gone && old.DeletingSince.IsZero()
 }

@@ -307,6 +307,13 @@ func TestWorkloadHeldClusterUndoesTheEviction(t *testing.T) {
 	if h.Step != why.StepPlacement || h.Reason != why.ReasonFailoverPaused || h.Warning || !strings.Contains(h.Message, "undone") {
 		t.Fatalf("held by %s at %s (warning %t): %q; want FailoverPaused at Placement, no warning", h.Reason, h.Step, h.Warning, h.Message)
 	}
+	// A copy that is gone leaves nothing for the suspension to keep: the
+	// spare takes the workload's place.
+	in.OldCopies = eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Gone: true} })
+	if c := why.Workload(in); !hasReason(c, why.ReasonPlacementDue) {
+		t.Fatalf("with b's copy gone the spare should take the workload:\n%s", render(c))
+	}
+	in.OldCopies = nil
 	in.Suspension, in.Placement.Workload = nil, nil
 	if c := why.Workload(in); !hasReason(c, why.ReasonPlacementDue) {
 		t.Fatalf("once dispatching resumes the spare should take the workload:\n%s", render(c))

@@ -279,6 +279,13 @@ func (c *Chain) placement(in Input, lost []string) {
 	}
 	req := *in.Placement
 	req.Targets, req.Evicted = kept, evicted
+	if req.Workload != nil && req.Workload.OldCopies == nil && in.OldCopies != nil {
+		// What is left of the evicted clusters' copies decides whether a
+		// suspension holds them.
+		w := *req.Workload
+		w.OldCopies = in.OldCopies
+		req.Workload = &w
+	}
 	plan, err := scheduling.Replace(&req)
 	if err == nil && (!plan.Changed || plan.Reason != "") {
 		for _, alt := range in.Alternatives {

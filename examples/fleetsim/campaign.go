@@ -264,7 +264,14 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		}
 	}
 	if x.IntN(4) == 0 {
-		fmt.Fprintf(&b, "  - {at: %dm, type: suspendScheduling, workload: %s, for: %dm}\n", 1+x.IntN(max(1, minutes*2/3)), workloads[x.IntN(len(workloads))], 1+x.IntN(30))
+		at, w, d := 1+x.IntN(max(1, minutes*2/3)), workloads[x.IntN(len(workloads))], 1+x.IntN(30)
+		fmt.Fprintf(&b, "  - {at: %dm, type: suspendScheduling, workload: %s, for: %dm}\n", at, w, d)
+		// Half the time dispatching to one cluster is suspended while the
+		// workload waits: an eviction from it that nothing replaced yet
+		// is then held by the re-placement, and undone.
+		if x.IntN(2) == 0 {
+			fmt.Fprintf(&b, "  - {at: %dm, type: suspend, workload: %s, cluster: %s, for: %dm}\n", min(at+x.IntN(d), minutes-1), w, clusters[x.IntN(len(clusters))], 1+x.IntN(30))
+		}
 	}
 	return []byte(b.String())
 }

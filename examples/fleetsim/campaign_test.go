@@ -102,3 +102,26 @@ func TestRandomScenariosDrawEveryFeature(t *testing.T) {
 		}
 	}
 }
+
+// The campaign reaches the held re-placement: dispatching to a cluster is
+// suspended while a workload waits, with its scheduling suspended, for the
+// re-placement of an eviction from it, which the re-placement then undoes.
+func TestRandomSchedulesUndoAHeldEviction(t *testing.T) {
+	for seed := int64(1); seed <= 100; seed++ {
+		sc, err := ParseScenario("campaign.yaml", RandomScenario(seed, 0))
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		e, err := NewEngine(sc, Options{})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if v := e.Run(); len(v) > 0 {
+			t.Fatalf("seed %d: %v", seed, v[0])
+		}
+		if _, ok := e.tl.first(0, func(ev Event) bool { return strings.HasPrefix(ev.Detail, "eviction undone") }); ok {
+			return
+		}
+	}
+	t.Fatal("100 schedules undid no eviction")
+}

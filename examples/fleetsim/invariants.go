@@ -149,6 +149,12 @@ func (iv *invariants) recordBlock(w *workload, cluster string) {
 	iv.blocks[w.idx] = append(iv.blocks[w.idx], r)
 }
 
+// onUndo: an eviction a held re-placement undid (scheduling.Plan.Held)
+// blocks nothing: the workload never left the cluster.
+func (iv *invariants) onUndo(w *workload, clusters []string) {
+	iv.blocks[w.idx] = slices.DeleteFunc(iv.blocks[w.idx], func(r blockRecord) bool { return slices.Contains(clusters, r.cluster) })
+}
+
 func (iv *invariants) blocked(w *workload, cluster string) (blockRecord, bool) {
 	now := iv.e.Now()
 	for _, r := range iv.blocks[w.idx] {
@@ -172,12 +178,6 @@ func suspendedFor(w *workload, cluster string) bool {
 
 // onPlace: the scheduler never places a workload back on a blocked cluster.
 func (iv *invariants) onPlace(w *workload, cluster string) {
-	// A cluster kept because dispatching there became suspended
-	// (scheduling.Plan.Held: failover paused) still runs the copy it had:
-	// the workload stays there, it does not come back.
-	if c := iv.e.byName[cluster]; c != nil && suspendedFor(w, cluster) && w.copies[c.idx] != nil {
-		return
-	}
 	if r, ok := iv.blocked(w, cluster); ok {
 		iv.violate(InvNoBlockedReturn, cluster, w.name(), fmt.Sprintf("placed back %s after its eviction at %s (window %s)",
 			formatSimTime(iv.e.Now().Sub(simEpoch)), formatSimTime(r.at.Sub(simEpoch)), windowText(r)))

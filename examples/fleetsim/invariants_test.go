@@ -392,6 +392,49 @@ faults:
 	}
 }
 
+// A suspension holds only a cluster whose copy still runs: here a's copy
+// was deleted at the eviction (Directly, another copy ran on b), and its
+// task waits for the re-placement. When scheduling resumes, a is replaced
+// by c; writing a back would be a return into its block window, with a
+// copy dispatched there at the resume (campaign seed 1009511).
+func TestHeldClusterWithoutItsCopyIsReplaced(t *testing.T) {
+	e, err := NewEngine(mustParse(t, `name: held-gone
+duration: 40m
+settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30, gracefulEvictionTimeout: 30m}
+clusters:
+  - {name: a, zone: z1}
+  - {name: b, zone: z2}
+  - {name: c, zone: z3}
+workloads:
+  - name: w
+    kind: Deployment
+    replicas: 1
+    clusters: [{name: a}, {name: b}]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 2, maxGroups: 2}]}
+    failover:
+      application:
+        decisionConditions: {tolerationSeconds: 60}
+        purgeMode: Directly
+        blockPredecessorSeconds: 0
+faults:
+  - {at: 1m, type: suspendScheduling, workload: w, for: 20m}
+  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 30m}
+  - {at: 10m, type: suspend, workload: w, cluster: a, for: 20m}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := e.Run(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+	if ev, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Cluster == "a" }); !ok || ev.At > 10*time.Minute {
+		t.Fatal("a's copy was not deleted before the suspension: the test proves nothing")
+	}
+	if ev, ok := e.tl.first(21*time.Minute, func(ev Event) bool { return ev.Kind == EvPlace && ev.Detail == "placement [b, c]" }); !ok || ev.At != 21*time.Minute {
+		t.Fatalf("w placed on [b, c] at %v (found %v), want when scheduling resumed at 21m", ev.At, ok)
+	}
+}
+
 // A single-cluster workload whose only cluster is held gets that cluster
 // back, with the copy it runs: failover is paused there, so it neither
 // moves nor loses its copy while dispatching is suspended. With the resume

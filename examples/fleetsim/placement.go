@@ -386,6 +386,8 @@ func (e *Engine) replace(w *workload, res eviction.EvictResult) {
 		// eviction: failover is paused there, so the eviction is undone
 		// and the copy there stays. It is decided again after the resume.
 		w.tasks = plan.WithoutHeldTasks(w.tasks)
+		w.history.Forget(plan.Held...)
+		e.inv.onUndo(w, plan.Held)
 		e.tl.add(e, EvPlace, "", w.name(), "eviction undone, failover paused (dispatching suspended) on "+strings.Join(plan.Held, ", "))
 	}
 	if !plan.Changed && len(plan.Held) == 0 {
@@ -526,6 +528,7 @@ func (e *Engine) schedulingView(w *workload) *scheduling.Workload {
 		EvictionTasks:           w.tasks,
 		History:                 w.history,
 		BlockPredecessorSeconds: w.blockSecs,
+		OldCopies:               e.oldCopies(w),
 		Now:                     e.Now(),
 	}
 	if w.susp != nil {

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
@@ -336,7 +337,7 @@ func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
 		affinityCluster("p2", "", "", "", nil, nil),
 	}
 	rb := groupedBinding("")
-	plan, name, placed, err := replaceLost(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	plan, name, placed, err := replaceLost(rb, newFleet(clusters), nil, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
 	if err != nil || !placed || name != "backup" {
 		t.Fatalf("placed %v by %q (%v), want placed by backup", placed, name, err)
 	}
@@ -350,7 +351,7 @@ func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
 	rb.Spec.Placement.ClusterAffinities[1].ClusterNames = []string{"b1", "b2", "b3"}
 	rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "b2", Replicas: 1}}
 	rb.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "b1", ClustersBeforeFailover: []string{"b1", "b2"}}}
-	_, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	_, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
 	if err != nil || !placed || name != "backup" {
 		t.Fatalf("placed %v by %q (%v), want placed by backup", placed, name, err)
 	}
@@ -362,7 +363,7 @@ func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
 	rb = groupedBinding("backup")
 	rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "b2", Replicas: 1}}
 	rb.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "b1", ClustersBeforeFailover: []string{"b1", "b2"}}}
-	plan, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	plan, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
 	if err != nil || placed || name != "" || plan.Reason != scheduling.ReasonInsufficientCandidates {
 		t.Fatalf("placed %v by %q, reason %q (%v); want nothing placed, InsufficientCandidates", placed, name, plan.Reason, err)
 	}
@@ -424,5 +425,73 @@ func TestExplainTriesTheLaterAffinityGroups(t *testing.T) {
 				t.Errorf("NoClusterToMoveTo warning %v, want %v", warned, !tc.placed)
 			}
 		})
+	}
+}
+
+// A held re-placement undoes the eviction on the binding: the cluster whose
+// dispatching became suspended while its Work still ran is back in
+// spec.clusters, and its task and its eviction history entry are gone; the
+// other cluster's task and entry stay. A cluster whose Work is gone is
+// replaced instead.
+func TestReplaceLostUndoesAHeldEviction(t *testing.T) {
+	clusters := []clusterv1alpha1.Cluster{
+		affinityCluster("a", "", "", "", nil, nil),
+		affinityCluster("b", "", "", "", nil, nil),
+		affinityCluster("c", "", "", "", nil, nil),
+	}
+	now := time.Date(2026, 11, 27, 5, 0, 0, 0, time.UTC)
+	binding := func() *workv1alpha2.ResourceBinding {
+		rb := &workv1alpha2.ResourceBinding{Spec: workv1alpha2.ResourceBindingSpec{
+			Replicas: 1,
+			Clusters: []workv1alpha2.TargetCluster{{Name: "b", Replicas: 1}},
+			GracefulEvictionTasks: []workv1alpha2.GracefulEvictionTask{
+				{FromCluster: "a", Reason: "ApplicationFailure", ClustersBeforeFailover: []string{"a", "b", "x"}},
+				{FromCluster: "x", Reason: "ApplicationFailure", ClustersBeforeFailover: []string{"a", "b", "x"}},
+			},
+			Suspension: &workv1alpha2.Suspension{Suspension: policyv1alpha1.Suspension{
+				DispatchingOnClusters: &policyv1alpha1.SuspendClusters{ClusterNames: []string{"a"}},
+			}},
+		}}
+		return rb
+	}
+	var history eviction.EvictionHistory
+	history.Record("a", now.Add(-time.Minute))
+	history.Record("x", now.Add(-time.Minute))
+	running := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{} })
+
+	rb := binding()
+	plan, _, placed, err := replaceLost(rb, newFleet(clusters), running, history, ptr.To[int32](0),
+		failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, now)
+	if err != nil || !placed || !slices.Equal(plan.Held, []string{"a"}) {
+		t.Fatalf("placed %v, held %v (%v); want a held", placed, plan.Held, err)
+	}
+	if got := names(rb.Spec.Clusters); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("clusters %v, want a back, and c for x", got)
+	}
+	if len(rb.Spec.GracefulEvictionTasks) != 1 || rb.Spec.GracefulEvictionTasks[0].FromCluster != "x" {
+		t.Fatalf("tasks %+v, want x's alone", rb.Spec.GracefulEvictionTasks)
+	}
+	got, err := decodeEvictionHistory(rb.GetAnnotations())
+	if err != nil || len(got) != 1 || got[0].ClusterName != "x" {
+		t.Fatalf("history %+v (%v), want x's entry alone", got, err)
+	}
+	if len(history) != 2 {
+		t.Fatalf("the caller's history changed: %+v", history)
+	}
+
+	// a's Work is gone: nothing to hold, a is replaced as x is.
+	rb = binding()
+	gone := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Gone: true} })
+	clusters = append(clusters, affinityCluster("d", "", "", "", nil, nil))
+	plan, _, placed, err = replaceLost(rb, newFleet(clusters), gone, history, ptr.To[int32](0),
+		failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, now)
+	if err != nil || !placed || len(plan.Held) > 0 {
+		t.Fatalf("placed %v, held %v (%v); want nothing held", placed, plan.Held, err)
+	}
+	if got := names(rb.Spec.Clusters); !slices.Equal(got, []string{"b", "c", "d"}) {
+		t.Fatalf("clusters %v, want c and d for a and x", got)
+	}
+	if len(rb.Spec.GracefulEvictionTasks) != 2 || rb.GetAnnotations()[EvictionHistoryAnnotation] != "" {
+		t.Fatalf("tasks %+v, history annotation %q: want both tasks kept, the history untouched", rb.Spec.GracefulEvictionTasks, rb.GetAnnotations()[EvictionHistoryAnnotation])
 	}
 }

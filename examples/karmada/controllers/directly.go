@@ -62,6 +62,25 @@ func oldCopiesOf(works []workv1alpha1.Work, tasks []eviction.GracefulEvictionTas
 	})
 }
 
+// bindingOldCopies is oldCopies over rb's Works, listed on the first
+// question: a re-placement asks only about an evicted cluster whose
+// dispatching is suspended (scheduling.Workload.OldCopies), which most
+// never have. Works that cannot be listed leave every copy taken to run
+// on, which keeps such a cluster held: the side that changes nothing.
+func bindingOldCopies(ctx context.Context, c client.Reader, rb client.Object) eviction.OldCopyLookup {
+	var known eviction.OldCopyLookup
+	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
+		if known == nil {
+			works, err := bindingWorks(ctx, c, rb)
+			if err != nil {
+				return eviction.OldCopy{}
+			}
+			known = oldCopies(ctx, c, works, toTasks(bindingSpec(rb).GracefulEvictionTasks))
+		}
+		return known.OldCopy(cluster)
+	})
+}
+
 // bindingWorks lists the Works of a binding, by the permanent-id label
 // Karmada puts on them.
 func bindingWorks(ctx context.Context, c client.Reader, rb client.Object) ([]workv1alpha1.Work, error) {

@@ -106,7 +106,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		removed, expiry := history.GC(block, now)
 		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		p, name, placed, err := replaceLost(rb, newFleet(clusters.Items), history, block, s.DefaultTolerations, s.Tolerations, now)
+		p, name, placed, err := replaceLost(rb, newFleet(clusters.Items), bindingOldCopies(ctx, s.Client, rb), history, block, s.DefaultTolerations, s.Tolerations, now)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return changed
@@ -165,7 +165,7 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 // whether spec changed. The scheduler runs it in its own
 // reconcile; the taint manager runs it in the reconcile that evicts, so the
 // eviction and the new placement are one write.
-func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
+func replaceLost(rb client.Object, fl *fleet, old eviction.OldCopyLookup, history eviction.EvictionHistory, block *int32,
 	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, string, bool, error) {
 	spec := bindingSpec(rb)
 	// The taint manager and the application-failover controller ran
@@ -182,6 +182,7 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 	for i, term := range terms {
 		sreq := termRequest(rb, fl, term, history, block, defaults, tolerations, now)
 		sreq.Targets, sreq.Evicted = toTargets(spec.Clusters), evicted
+		sreq.Workload.OldCopies = old
 		if i > 0 {
 			// A later affinity group takes the whole placement, as
 			// Karmada's scheduler moves it: the clusters that stayed but
@@ -208,34 +209,41 @@ func replaceLost(rb client.Object, fl *fleet, history eviction.EvictionHistory, 
 		if !p.Changed || p.Reason != "" {
 			continue // nothing placed within this group: try the next one
 		}
-		writePlan(spec, p)
+		writePlan(rb, p, history)
 		return p, term.name, true, nil
 	}
 	// No group has room: the answer for the group in use stands, and
 	// says why. Clusters it held still get their eviction undone.
 	if len(first.Held) > 0 {
-		writePlan(spec, first)
+		writePlan(rb, first, history)
 		return first, "", true, nil
 	}
 	return first, "", false, nil
 }
 
-// writePlan writes a plan's placement to spec. A cluster the plan held
-// (dispatching there became suspended after the eviction: its failover is
-// paused) is in that placement again, with the copy its Work still runs,
-// and its task goes, as scheduling.Plan.WithoutHeldTasks says: left in
-// place, the task would purge the copy the placement keeps. The failover
-// there is decided again when dispatching resumes.
-func writePlan(spec *workv1alpha2.ResourceBindingSpec, p scheduling.Plan) {
+// writePlan writes a plan's placement to rb's spec. A cluster the plan
+// held (dispatching there became suspended after the eviction, while its
+// Work still ran: its failover is paused) is in that placement again, with
+// that Work; its eviction is undone: its task goes, as
+// scheduling.Plan.WithoutHeldTasks says (left in place, it would purge the
+// Work the placement keeps), and so does its eviction history entry (the
+// workload never left). The failover there is decided again when
+// dispatching resumes.
+func writePlan(rb client.Object, p scheduling.Plan, history eviction.EvictionHistory) {
+	spec := bindingSpec(rb)
 	targets := make([]workv1alpha2.TargetCluster, 0, len(p.Targets))
 	for _, tc := range p.Targets {
 		targets = append(targets, workv1alpha2.TargetCluster{Name: tc.Name, Replicas: tc.Replicas})
 	}
 	spec.Clusters = targets
-	if len(p.Held) > 0 {
-		spec.GracefulEvictionTasks = slices.DeleteFunc(slices.Clone(spec.GracefulEvictionTasks), func(t workv1alpha2.GracefulEvictionTask) bool {
-			return slices.Contains(p.Held, t.FromCluster)
-		})
+	if len(p.Held) == 0 {
+		return
+	}
+	spec.GracefulEvictionTasks = slices.DeleteFunc(slices.Clone(spec.GracefulEvictionTasks), func(t workv1alpha2.GracefulEvictionTask) bool {
+		return slices.Contains(p.Held, t.FromCluster)
+	})
+	if h := slices.Clone(history); h.Forget(p.Held...) {
+		setEvictionHistory(rb, h)
 	}
 }
 

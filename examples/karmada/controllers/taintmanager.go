@@ -344,7 +344,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			// write. A history that cannot be read, or no cluster that
 			// fits, is left to the scheduler, which reports it.
 			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
-				_, affinityName, _, _ = replaceLost(b, fl, history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
+				_, affinityName, _, _ = replaceLost(b, fl, bindingOldCopies(ctx, m.Client, b), history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
 			}
 		}
 		return changed
