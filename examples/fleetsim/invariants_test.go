@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -339,17 +340,16 @@ workloads:
 	}
 }
 
-// A cluster the re-placement keeps because dispatching there became
-// suspended (scheduling.Plan.Held) is not a return into a block window:
-// the old copy never left. The workload fails on a and b and is evicted
-// from both while its scheduling is suspended (so the Directly old copies
-// stay, nothing replacing them); dispatching to a is then suspended; when
-// scheduling resumes, failover is paused at a, which is kept, and b is
-// replaced by c.
-func TestHeldClusterIsNoReturn(t *testing.T) {
-	e, err := NewEngine(mustParse(t, `name: held
+// heldRun runs the schedule the held re-placement tests share: a
+// Deployment on clusters (of a, b and c) whose application failover purges
+// Directly and blocks for good, its scheduling suspended from 1m to 21m,
+// failing on a from 2m, and dispatching to a suspended from 10m to 30m;
+// settings and extra faults vary. It fails the test on any violation.
+func heldRun(t *testing.T, settings, clusters string, spread int, faults ...string) *Engine {
+	t.Helper()
+	doc := fmt.Sprintf(`name: held
 duration: 40m
-settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
+settings: {%s}
 clusters:
   - {name: a, zone: z1}
   - {name: b, zone: z2}
@@ -358,8 +358,8 @@ workloads:
   - name: w
     kind: Deployment
     replicas: 1
-    clusters: [{name: a}, {name: b}]
-    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 2, maxGroups: 2}]}
+    clusters: [%s]
+    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: %d, maxGroups: %d}]}
     failover:
       application:
         decisionConditions: {tolerationSeconds: 60}
@@ -368,15 +368,31 @@ workloads:
 faults:
   - {at: 1m, type: suspendScheduling, workload: w, for: 20m}
   - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 30m}
-  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: b, for: 30m}
   - {at: 10m, type: suspend, workload: w, cluster: a, for: 20m}
-`), Options{})
+`, settings, clusters, spread, spread)
+	for _, f := range faults {
+		doc += "  - " + f + "\n"
+	}
+	e, err := NewEngine(mustParse(t, doc), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v := e.Run(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
+	return e
+}
+
+// A cluster the re-placement keeps because dispatching there became
+// suspended (scheduling.Plan.Held) is not a return into a block window:
+// the old copy never left. The workload fails on a and b and is evicted
+// from both while its scheduling is suspended (so the Directly old copies
+// stay, nothing replacing them); dispatching to a is then suspended; when
+// scheduling resumes, failover is paused at a, which is kept, and b is
+// replaced by c.
+func TestHeldClusterIsNoReturn(t *testing.T) {
+	e := heldRun(t, "evictionTimeout: 1m, defaultTolerationSeconds: 30", "{name: a}, {name: b}", 2,
+		"{at: 2m, type: workloadUnhealthy, workload: w, cluster: b, for: 30m}")
 	if _, ok := e.tl.first(0, func(ev Event) bool {
 		return ev.Kind == EvEvict && ev.Workload == "w" && ev.Cluster == "a" && ev.Reason != ""
 	}); !ok {
@@ -398,35 +414,7 @@ faults:
 // by c; writing a back would be a return into its block window, with a
 // copy dispatched there at the resume (campaign seed 1009511).
 func TestHeldClusterWithoutItsCopyIsReplaced(t *testing.T) {
-	e, err := NewEngine(mustParse(t, `name: held-gone
-duration: 40m
-settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30, gracefulEvictionTimeout: 30m}
-clusters:
-  - {name: a, zone: z1}
-  - {name: b, zone: z2}
-  - {name: c, zone: z3}
-workloads:
-  - name: w
-    kind: Deployment
-    replicas: 1
-    clusters: [{name: a}, {name: b}]
-    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 2, maxGroups: 2}]}
-    failover:
-      application:
-        decisionConditions: {tolerationSeconds: 60}
-        purgeMode: Directly
-        blockPredecessorSeconds: 0
-faults:
-  - {at: 1m, type: suspendScheduling, workload: w, for: 20m}
-  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 30m}
-  - {at: 10m, type: suspend, workload: w, cluster: a, for: 20m}
-`), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := e.Run(); len(v) > 0 {
-		t.Fatalf("violations: %v", v)
-	}
+	e := heldRun(t, "evictionTimeout: 1m, defaultTolerationSeconds: 30, gracefulEvictionTimeout: 30m", "{name: a}, {name: b}", 2)
 	if ev, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvDelete && ev.Cluster == "a" }); !ok || ev.At > 10*time.Minute {
 		t.Fatal("a's copy was not deleted before the suspension: the test proves nothing")
 	}
@@ -440,34 +428,7 @@ faults:
 // moves nor loses its copy while dispatching is suspended. With the resume
 // the failover is decided again, and the workload moves.
 func TestHeldOnlyClusterKeepsTheWorkload(t *testing.T) {
-	e, err := NewEngine(mustParse(t, `name: held-only
-duration: 40m
-settings: {evictionTimeout: 1m, defaultTolerationSeconds: 30}
-clusters:
-  - {name: a, zone: z1}
-  - {name: b, zone: z2}
-workloads:
-  - name: w
-    kind: Deployment
-    replicas: 1
-    clusters: [{name: a}]
-    placement: {spreadConstraints: [{spreadByField: cluster, minGroups: 1, maxGroups: 1}]}
-    failover:
-      application:
-        decisionConditions: {tolerationSeconds: 60}
-        purgeMode: Directly
-        blockPredecessorSeconds: 0
-faults:
-  - {at: 1m, type: suspendScheduling, workload: w, for: 20m}
-  - {at: 2m, type: workloadUnhealthy, workload: w, cluster: a, for: 30m}
-  - {at: 10m, type: suspend, workload: w, cluster: a, for: 20m}
-`), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v := e.Run(); len(v) > 0 {
-		t.Fatalf("violations: %v", v)
-	}
+	e := heldRun(t, "evictionTimeout: 1m, defaultTolerationSeconds: 30", "{name: a}", 1)
 	if _, ok := e.tl.first(0, func(ev Event) bool { return ev.Kind == EvEvict && ev.Cluster == "a" && ev.At < 10*time.Minute }); !ok {
 		t.Fatal("w was not evicted from a before the suspension: the test proves nothing")
 	}
