@@ -147,6 +147,19 @@ func taint(mc *clusterv1.ManagedCluster, key string, effect clusterv1.TaintEffec
 }
 
 // waitTaint waits until the cluster carries key:effect and returns it.
+// silenceUntilNoSelect lets cluster's klusterlet go silent while the alive
+// clusters keep renewing their leases, and steps the clock until the
+// unreachable NoSelect taint lands on cluster: NoSelectIfNew once the lease
+// is overdue, NoSelect outageConfig's eviction timeout later. It returns
+// the NoSelect taint.
+func (f *fixture) silenceUntilNoSelect(cluster string, alive ...string) clusterv1.Taint {
+	f.t.Helper()
+	f.advance(f.clock.Now().Add(45*time.Second), 5*time.Second, alive...)
+	noNew := f.waitTaint(cluster, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
+	f.advance(noNew.TimeAdded.Add(time.Minute), 5*time.Second, alive...)
+	return f.waitTaint(cluster, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
+}
+
 func (f *fixture) waitTaint(name, key string, effect clusterv1.TaintEffect) clusterv1.Taint {
 	f.t.Helper()
 	var out clusterv1.Taint

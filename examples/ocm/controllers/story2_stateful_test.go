@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
+	workv1alpha1 "open-cluster-management.io/api/work/v1alpha1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -58,6 +59,17 @@ func flinkDeployment(ns, name string) (*unstructured.Unstructured, []feedbackRul
 	}
 }
 
+// createFlinkJob creates the Placement placement, decided on cluster, and
+// on it the Flink job "orders", which fails over Directly keeping its job
+// id (directlyKeepingJobID).
+func (f *fixture) createFlinkJob(placement, cluster string) *workv1alpha1.ManifestWorkReplicaSet {
+	f.t.Helper()
+	f.createPlacement(placement)
+	f.decide(placement, cluster)
+	manifest, rules := flinkDeployment(f.ns, "orders")
+	return f.createSet("orders", placement, manifest, "flinkdeployments", rules, directlyKeepingJobID())
+}
+
 // Story 2: a Flink job on a cluster that goes unreachable resumes on the
 // spare cluster with its job id, and never runs twice. Directly: the old
 // ManifestWork is deleted at once, and the new one is created only after
@@ -73,10 +85,7 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 	down, spare := f.clusterName("a"), f.clusterName("b")
 	f.joinTrackedClusters(down, spare)
 
-	f.createPlacement("flink")
-	f.decide("flink", down)
-	manifest, rules := flinkDeployment(f.ns, "orders")
-	set := f.createSet("orders", "flink", manifest, "flinkdeployments", rules, directlyKeepingJobID())
+	set := f.createFlinkJob("flink", down)
 	old := f.waitWorks(set, "work on the first cluster", down)[down]
 	f.neverTogether(set, down, spare)
 	// The work agent on down applied it and holds it with its finalizer.

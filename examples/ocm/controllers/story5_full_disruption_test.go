@@ -26,10 +26,7 @@ func TestStory5FullDisruptionEvictsNothing(t *testing.T) {
 	f.waitWorks(set, "work on the first cluster", a)
 
 	// Both klusterlets go silent: both clusters get NoSelect.
-	f.advance(f.clock.Now().Add(45*time.Second), 5*time.Second)
-	first := f.waitTaint(a, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
-	f.advance(first.TimeAdded.Add(time.Minute), 5*time.Second)
-	f.waitTaint(a, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
+	f.silenceUntilNoSelect(a)
 	f.waitTaint(b, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
 	f.advance(f.clock.Now().Add(time.Minute), 10*time.Second)
 	if got := decided(f.decision("svc")); !slices.Equal(got, []string{a}) {

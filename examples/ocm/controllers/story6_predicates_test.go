@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	clusterv1beta1 "open-cluster-management.io/api/cluster/v1beta1"
 )
 
@@ -53,11 +52,7 @@ func TestStory6SecondPredicateTakesTheWorkload(t *testing.T) {
 
 	// east's klusterlet goes silent; the others keep renewing. The
 	// Placement tolerates nothing: the workload leaves once NoSelect lands.
-	silentSince := f.clock.Now()
-	f.advance(silentSince.Add(45*time.Second), 5*time.Second, north, west)
-	noNew := f.waitTaint(east, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
-	f.advance(noNew.TimeAdded.Add(time.Minute), 5*time.Second, north, west)
-	f.waitTaint(east, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
+	f.silenceUntilNoSelect(east, north, west)
 	f.advance(f.clock.Now().Add(5*time.Second), 5*time.Second, north, west)
 	f.waitDecision("web", "moved to the cluster of the second predicate", west)
 	if got := taskClusters(f.failoverState("web")); !slices.Equal(got, []string{east}) {

@@ -46,19 +46,13 @@ func TestStory7UnreadableStateSpendsNoPacerToken(t *testing.T) {
 	down, spare := f.clusterName("a"), f.clusterName("b")
 	f.joinTrackedClusters(down, spare)
 
-	f.createPlacement("job")
-	f.decide("job", down)
-	manifest, rules := flinkDeployment(f.ns, "orders")
-	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, directlyKeepingJobID())
+	job := f.createFlinkJob("job", down)
 	f.waitWorks(job, "job on the first cluster", down)
 	// The job has not reported a job id yet.
 	f.feedback(job, down, map[string]any{"jobState": "RECONCILING", "lifecycleState": "DEPLOYED"})
 
 	// down goes silent: NoSelect, which the Placement does not tolerate.
-	f.advance(f.clock.Now().Add(45*time.Second), 5*time.Second, spare)
-	noNew := f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
-	f.advance(noNew.TimeAdded.Add(time.Minute), 5*time.Second, spare)
-	f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
+	f.silenceUntilNoSelect(down, spare)
 	f.waitEvent("orders", "StatePreservationFailed", "the job's eviction says it waits for its state")
 
 	f.createPlacement("web")
@@ -93,10 +87,7 @@ func TestStory7ConflictRetryTakesOneToken(t *testing.T) {
 	manifest, rules := deployment(f.ns, "web", 1)
 	set := f.createSet("web", "web", manifest, "deployments", rules, nil)
 	f.waitWorks(set, "work on the first cluster", down)
-	f.advance(f.clock.Now().Add(45*time.Second), 5*time.Second, spare)
-	noNew := f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
-	f.advance(noNew.TimeAdded.Add(time.Minute), 5*time.Second, spare)
-	noSelect := f.waitTaint(down, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelect)
+	noSelect := f.silenceUntilNoSelect(down, spare)
 	f.stopControllers()
 	f.stepTo(noSelect.TimeAdded.Add(toleration * time.Second))
 
@@ -151,10 +142,7 @@ func TestStory7StateReadLaterResumesEviction(t *testing.T) {
 	down, spare := f.clusterName("a"), f.clusterName("b")
 	f.joinTrackedClusters(down, spare)
 
-	f.createPlacement("job")
-	f.decide("job", down)
-	manifest, rules := flinkDeployment(f.ns, "orders")
-	job := f.createSet("orders", "job", manifest, "flinkdeployments", rules, directlyKeepingJobID())
+	job := f.createFlinkJob("job", down)
 	f.waitWorks(job, "job on the first cluster", down)
 	f.feedback(job, down, map[string]any{"jobState": "RECONCILING", "lifecycleState": "DEPLOYED"})
 
