@@ -311,7 +311,7 @@ func TestEveryCopyFailing(t *testing.T) {
 // zone maximum (which once made it skip the region bounds). The workload
 // is never placed, and that breaks nothing.
 func TestInfeasibleRegionSpreadIsNoViolation(t *testing.T) {
-	e, err := NewEngine(mustParse(t, `name: one-region
+	e := mustEngine(t, `name: one-region
 duration: 30m
 clusters:
   - {name: a, zone: z1, region: r0}
@@ -325,10 +325,7 @@ workloads:
         - {spreadByField: cluster, minGroups: 1, maxGroups: 2}
         - {spreadByField: zone, minGroups: 1, maxGroups: 2}
         - {spreadByField: region, minGroups: 2, maxGroups: 2}
-`), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if v := e.Run(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
@@ -373,10 +370,7 @@ faults:
 	for _, f := range faults {
 		doc += "  - " + f + "\n"
 	}
-	e, err := NewEngine(mustParse(t, doc), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := mustEngine(t, doc)
 	if v := e.Run(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
@@ -455,7 +449,7 @@ func TestHeldOnlyClusterKeepsTheWorkload(t *testing.T) {
 // restarts from b's failure and does not report the second failover's
 // detection as an overrun of the first (campaign seed 540185).
 func TestFailedReplacementStartsAFailoverOfItsOwn(t *testing.T) {
-	e, err := NewEngine(mustParse(t, `name: cascade
+	e := mustEngine(t, `name: cascade
 duration: 60m
 settings: {evictionTimeout: 2m, defaultTolerationSeconds: 300}
 clusters:
@@ -472,10 +466,7 @@ workloads:
 `+directlyJobFailover+`faults:
   - {at: 16m, type: outage, cluster: a, for: 24m}
   - {at: 33m, type: partition, cluster: b, for: 19m}
-`), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if v := e.Run(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
