@@ -18,8 +18,14 @@ type HealthLookup interface {
 // HealthLookupFunc adapts a function to HealthLookup.
 type HealthLookupFunc func(cluster string) health.Status
 
-// WorkloadHealth calls f.
-func (f HealthLookupFunc) WorkloadHealth(cluster string) health.Status { return f(cluster) }
+// WorkloadHealth calls f; a nil f reports health.Unknown, as a nil
+// HealthLookup does.
+func (f HealthLookupFunc) WorkloadHealth(cluster string) health.Status {
+	if f == nil {
+		return health.Unknown
+	}
+	return f(cluster)
+}
 
 // DefaultGracePeriodSeconds is how long a Gracefully purged old copy waits
 // for its replacement when neither the task nor the options say. Policies
@@ -33,7 +39,9 @@ const DefaultDirectlyEscapeTimeout = 10 * time.Minute
 // AssessOptions tune the assessment. The zero value is the safe default.
 type AssessOptions struct {
 	// Timeout is the grace period of a task that has no GracePeriodSeconds
-	// of its own; zero means DefaultGracePeriodSeconds.
+	// of its own; zero means DefaultGracePeriodSeconds. ValidateAssessOptions
+	// refuses a negative value and one above MaxDuration; Assess reads the
+	// first as zero and the second as MaxDuration.
 	Timeout time.Duration
 	// EmptyTargetsAreHealthy restores Karmada's behaviour of treating an
 	// empty target list as "every target is healthy", which deletes the
@@ -47,13 +55,26 @@ type AssessOptions struct {
 	// DirectlyEscapeTimeout bounds how long a dispatch waits for the old
 	// copy on an unreachable cluster under PurgeDirectly; zero means
 	// DefaultDirectlyEscapeTimeout, a negative value never escapes. Used by
-	// DispatchBlocked.
+	// DispatchBlocked, and by Assess and DispatchBlocked as the bound on a
+	// Directly task when no OldCopyLookup is given (see
+	// AssessInput.OldCopies): there a negative value means
+	// DefaultDirectlyEscapeTimeout, since nothing could ever end the wait.
 	DirectlyEscapeTimeout time.Duration
+}
+
+// unknownOldCopyBound is how long after its CreationTimestamp a Directly
+// task's old copy is taken as gone when the caller gave no OldCopyLookup.
+func (o *AssessOptions) unknownOldCopyBound() time.Duration {
+	if o.DirectlyEscapeTimeout > 0 {
+		return o.DirectlyEscapeTimeout
+	}
+	return DefaultDirectlyEscapeTimeout
 }
 
 func (o *AssessOptions) timeout() time.Duration {
 	if o.Timeout > 0 {
-		return o.Timeout
+		// Above the ceiling ValidateAssessOptions refuses: bounded.
+		return min(o.Timeout, MaxDuration)
 	}
 	return time.Duration(DefaultGracePeriodSeconds) * time.Second
 }
@@ -71,13 +92,31 @@ type AssessInput struct {
 	// targets look healthy; the zero value, a scheduler that caught up, keeps
 	// that early removal on.
 	SchedulerBehind bool
+	// SchedulerObservedLatest is the field SchedulerBehind replaced, with
+	// the opposite meaning. Assess ignores it; ValidateAssessInput rejects
+	// it when set, so code written for the old field fails loudly instead
+	// of running with the meaning inverted. (An unset false cannot be told
+	// apart from the zero value: that is why the field was renamed.)
+	//
+	// Deprecated: set SchedulerBehind to !SchedulerObservedLatest instead.
+	// The field goes in v0.2.0.
+	SchedulerObservedLatest bool
 	// Health reports the workload's health per cluster; nil means Unknown
 	// everywhere.
 	Health HealthLookup
 	// OldCopies reports what became of the old copies; Directly tasks are
-	// kept until theirs is confirmed gone. nil means nothing is confirmed.
+	// kept until theirs is confirmed gone. nil means the caller cannot tell:
+	// a Directly task's old copy is then taken as gone once the bound
+	// AssessOptions.DirectlyEscapeTimeout (default
+	// DefaultDirectlyEscapeTimeout) has passed since the task's
+	// CreationTimestamp, as DispatchBlocked lets the new copy through then;
+	// never wait forever on a copy nobody reports on. A caller that runs
+	// single-writer workloads passes a lookup.
 	OldCopies OldCopyLookup
-	// Now is the time of this assessment.
+	// Now is the time of this assessment. A zero Now judges nothing: every
+	// task is kept as it is, none is stamped, and ValidateAssessInput
+	// reports the missing time (stamping with the zero time would expire
+	// every task at the next assessment).
 	Now time.Time
 }
 
@@ -194,9 +233,12 @@ func Assess(in AssessInput, opts AssessOptions) Assessment {
 //  7. PurgeDirectly: kept while in.OldCopies does not confirm the old copy
 //     gone (the caller deletes it, DeleteOldCopy, and DispatchBlocked holds
 //     the new one back meanwhile, so the task carries the preserved state to
-//     the new copy). Once it is gone: removed (PurgedDirectly) when the
-//     scheduler is not behind and every target reports Healthy, or, for a
-//     task with no preserved state, when its grace period has passed;
+//     the new copy); with a nil in.OldCopies, kept until the bound of
+//     AssessOptions.DirectlyEscapeTimeout after its CreationTimestamp, and
+//     the old copy counts as gone from then on. Once it is gone: removed
+//     (PurgedDirectly) when the scheduler is not behind and every target
+//     reports Healthy, or, for a task with no preserved state, when its
+//     grace period has passed;
 //     otherwise kept until then: state is never dropped before a new copy
 //     runs with it.
 //  8. Gracefully (or empty): removed once its grace period (its own
@@ -209,7 +251,7 @@ func Assess(in AssessInput, opts AssessOptions) Assessment {
 // task that skipped validation) is treated as Gracefully. Kept tasks are
 // shallow copies sharing maps and slices with in.Tasks; the input is never
 // modified. A nil dst is a no-op; nil in or opts mean empty input and
-// default options.
+// default options; a zero in.Now keeps every task unchanged.
 func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 	if dst == nil {
 		return
@@ -223,6 +265,12 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 		opts = &AssessOptions{}
 	}
 	now := in.Now
+	if now.IsZero() {
+		// No time to judge by: keep everything as it is (ValidateAssessInput
+		// reports it).
+		dst.Kept = append(dst.Kept, in.Tasks...)
+		return
+	}
 	noTargets := len(in.Targets) == 0 && !opts.EmptyTargetsAreHealthy
 	// Whether every target is healthy is the same for every task: work it
 	// out at most once.
@@ -264,7 +312,16 @@ func AssessInto(dst *Assessment, in *AssessInput, opts *AssessOptions) {
 		deadline := t.CreationTimestamp.Add(gracePeriod(t, opts))
 		expired, replaced := RemovedGracePeriodExpired, RemovedReplacementHealthy
 		if mode == PurgeDirectly {
-			if !lookupOldCopy(in.OldCopies, t.FromCluster).Gone {
+			if oldCopies := oldCopyLookup(in.OldCopies); oldCopies == nil {
+				// Nobody reports on the old copy: it counts as gone once
+				// the bound has passed, as the dispatch gate lets the new
+				// copy through then.
+				if gone := t.CreationTimestamp.Add(opts.unknownOldCopyBound()); now.Before(gone) {
+					dst.Kept = append(dst.Kept, *t)
+					dst.wakeAt(gone)
+					continue
+				}
+			} else if !oldCopies.OldCopy(t.FromCluster).Gone {
 				dst.Kept = append(dst.Kept, *t)
 				continue
 			}

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
+
+	"github.com/fleetover/fleetover/eviction"
 )
 
 // The Ready condition of a cluster.
@@ -38,7 +40,9 @@ const (
 // A day is far beyond any sensible debounce or grace period; the bound keeps
 // deadlines far from time arithmetic overflow, which would otherwise turn a
 // huge grace period into one already past.
-const MaxClusterHealthPeriod = 24 * time.Hour
+// It is eviction.MaxDuration, the ceiling of every duration the library
+// is configured with.
+const MaxClusterHealthPeriod = eviction.MaxDuration
 
 // ClusterSyncMode says who reports a cluster's health.
 type ClusterSyncMode string

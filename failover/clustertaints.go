@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetover/fleetover/eviction"
 )
 
 // Taint keys of the cluster-health taints, the ones Karmada uses.
@@ -46,7 +48,8 @@ type ClusterTaintConfig struct {
 	// the health taints are NoSchedule only and evictions come from
 	// NoExecute taints that users or Policies add.
 	NoExecuteAfterTimeout bool
-	// EvictionTimeout defaults to DefaultEvictionTimeout. It counts from the
+	// EvictionTimeout defaults to DefaultEvictionTimeout; negative and more
+	// than eviction.MaxDuration are invalid. It counts from the
 	// first moment the cluster stopped being Ready, as the health taint's
 	// TimeAdded records it across flips between False and Unknown.
 	EvictionTimeout time.Duration
@@ -149,9 +152,7 @@ func ValidateClusterTaintConfig(cfg ClusterTaintConfig, fldPath *field.Path) fie
 	if cfg.NotReadyTaintKey != "" && cfg.NotReadyTaintKey == cfg.UnreachableTaintKey {
 		errs = append(errs, field.Duplicate(fldPath.Child("unreachableTaintKey"), cfg.UnreachableTaintKey))
 	}
-	if cfg.EvictionTimeout < 0 {
-		errs = append(errs, field.Invalid(fldPath.Child("evictionTimeout"), cfg.EvictionTimeout.String(), "must be greater than or equal to 0"))
-	}
+	errs = append(errs, eviction.ValidateDuration(cfg.EvictionTimeout, fldPath.Child("evictionTimeout"))...)
 	names := sets.New[string]()
 	for i, p := range cfg.Policies {
 		pPath := fldPath.Child("policies").Index(i)

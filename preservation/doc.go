@@ -10,8 +10,13 @@
 // applies to which target cluster. What does not: when to fail over
 // (package failover), eviction tasks and their lifecycle (package
 // eviction, which stores the extracted state as a plain map[string]string),
-// and where the workload goes (package scheduling). This package imports no
-// other package of the module; Carrier is its view of an eviction task.
+// and where the workload goes (package scheduling). It imports one package
+// of the module, eviction, for the one vocabulary of failover: the
+// preserved state travels on eviction.GracefulEvictionTask
+// (PreservedLabelState), the placement is a list of eviction.TargetCluster,
+// and which task's state applies to a target is eviction.StateCarrier's
+// pick. StateFor and Injector.InjectFor read those tasks as eviction.Evict
+// (and scheduling.Replace) left them; there is no separate view of a task.
 //
 // Templates follow k8s.io/client-go/util/jsonpath and are evaluated
 // against the workload's .status: "{ .jobStatus.jobId }" reads

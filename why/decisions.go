@@ -74,7 +74,7 @@ func Toleration(cluster string, d failover.TolerationDecision) Explanation {
 		e.Message = fmt.Sprintf("the workload tolerates every NoExecute taint of cluster %s without a time limit: it is never evicted from it", cluster)
 	case failover.EvictAfter:
 		e.Reason, e.Holds, e.Until = ReasonTolerationNotExpired, true, d.At
-		e.Message = fmt.Sprintf("the workload tolerates taint %s of cluster %s", d.Taint.ToString(), cluster)
+		e.Message = fmt.Sprintf("the workload tolerates taint %s of cluster %s", taintText(d.Taint), cluster)
 	default:
 		if d.Toleration == nil {
 			e.Reason = ReasonTaintNotTolerated

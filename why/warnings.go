@@ -56,7 +56,7 @@ type PolicyInput struct {
 	PlacementPath *field.Path
 	// Alternatives are the later placements the scheduler would try when
 	// Placement has no room (Input.Alternatives): a cluster one of them
-	// lets in is a place to move to as well.
+	// lets in is a place to move to as well. A nil entry offers no room.
 	Alternatives []*scheduling.Request
 }
 
@@ -104,8 +104,12 @@ func Warnings(in PolicyInput) []Warning {
 }
 
 // roomOutside reports whether a cluster outside targets passes the
-// filters req's re-placement runs.
+// filters req's re-placement runs. A nil req is no placement: it has no
+// room.
 func roomOutside(req *scheduling.Request, targets []eviction.TargetCluster) bool {
+	if req == nil {
+		return false
+	}
 	res := scheduling.RunFilters(req.Workload, req.Clusters, req.FiltersInUse()...)
 	return slices.ContainsFunc(res.Feasible, func(n string) bool { return !placed(targets, n) })
 }

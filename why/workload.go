@@ -84,7 +84,7 @@ type Input struct {
 	// places nothing, as the later groups of Karmada's clusterAffinities
 	// are: the first that places is the answer, and it takes the whole
 	// placement (a target its filters reject leaves as well). Targets and
-	// Evicted are set here, as for Placement.
+	// Evicted are set here, as for Placement. A nil entry is skipped.
 	Alternatives []*scheduling.Request
 	// SchedulingSuspended reports that the scheduler leaves the workload
 	// alone (Karmada's spec.suspension.scheduling): nothing re-places the
@@ -94,7 +94,8 @@ type Input struct {
 	// gate is asked only about the others. Nil asks about every target.
 	Dispatched []string
 	// OldCopies, TargetHealth, SchedulerBehind and Assess are what
-	// eviction.Assess and eviction.DispatchBlocked read.
+	// eviction.Assess and eviction.DispatchBlocked read. A nil
+	// OldCopyLookupFunc or HealthLookupFunc counts as none given.
 	OldCopies       eviction.OldCopyLookup
 	TargetHealth    eviction.HealthLookup
 	SchedulerBehind bool
@@ -112,6 +113,7 @@ type Input struct {
 func Workload(in Input) Chain {
 	c := Chain{Holding: -1}
 	now := in.Now
+	in.OldCopies, in.TargetHealth = knownOldCopies(in.OldCopies), knownHealth(in.TargetHealth)
 	if errs := failover.ValidateFailoverBehavior(in.Policy, field.NewPath("failover")); len(errs) > 0 {
 		c.add(Explanation{Step: StepPolicy, Reason: ReasonInvalidFailoverPolicy, Holds: true, Warning: true,
 			Message: "the failover policy is invalid, so no failover decision is taken: " + errs.ToAggregate().Error()})
@@ -279,7 +281,7 @@ func (c *Chain) placement(in Input, lost []string) {
 	}
 	req := *in.Placement
 	req.Targets, req.Evicted = kept, evicted
-	if req.Workload != nil && req.Workload.OldCopies == nil && in.OldCopies != nil {
+	if req.Workload != nil && knownOldCopies(req.Workload.OldCopies) == nil {
 		// What is left of the evicted clusters' copies decides whether a
 		// suspension holds them.
 		w := *req.Workload
@@ -289,6 +291,9 @@ func (c *Chain) placement(in Input, lost []string) {
 	plan, err := scheduling.Replace(&req)
 	if err == nil && (!plan.Changed || plan.Reason != "") {
 		for _, alt := range in.Alternatives {
+			if alt == nil {
+				continue // no placement to try
+			}
 			altReq := alternativeRequest(alt, kept, evicted)
 			if altPlan, altErr := scheduling.Replace(altReq); altErr == nil && altPlan.Changed && altPlan.Reason == "" {
 				plan = altPlan
@@ -307,6 +312,11 @@ func alternativeRequest(alt *scheduling.Request, kept, evicted []eviction.Target
 	var w scheduling.Workload
 	if alt.Workload != nil {
 		w = *alt.Workload
+		if w.OldCopies != nil && knownOldCopies(w.OldCopies) == nil {
+			cleaned := *alt.Workload
+			cleaned.OldCopies = nil
+			req.Workload = &cleaned
+		}
 	}
 	for _, t := range kept {
 		w.Placement = append(w.Placement, t.Name)
@@ -320,6 +330,23 @@ func alternativeRequest(alt *scheduling.Request, kept, evicted []eviction.Target
 		}
 	}
 	return &req
+}
+
+// knownOldCopies is l, or nil when l is a nil OldCopyLookupFunc: a lookup
+// with no function knows nothing, as no lookup does.
+func knownOldCopies(l eviction.OldCopyLookup) eviction.OldCopyLookup {
+	if f, ok := l.(eviction.OldCopyLookupFunc); ok && f == nil {
+		return nil
+	}
+	return l
+}
+
+// knownHealth is l, or nil when l is a nil HealthLookupFunc.
+func knownHealth(l eviction.HealthLookup) eviction.HealthLookup {
+	if f, ok := l.(eviction.HealthLookupFunc); ok && f == nil {
+		return nil
+	}
+	return l
 }
 
 func findCluster(clusters []Cluster, name string) *Cluster {

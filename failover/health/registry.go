@@ -3,6 +3,7 @@ package health
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,13 +157,53 @@ func NewRegistry(cfg RegistryConfig) *Registry {
 // Register sets the interpreter of one GroupVersionKind, replacing any
 // earlier one for that exact version.
 func (r *Registry) Register(gvk schema.GroupVersionKind, i Interpreter) error {
+	if err := checkRegistration(gvk, i); err != nil {
+		return err
+	}
+	r.update(func(t *tables) { t.set(gvk.Group, gvk.Version, gvk.Kind, i) })
+	return nil
+}
+
+// RegisterAll sets the interpreters of several GroupVersionKinds, each as
+// Register sets one, and publishes them together. Registration copies the
+// tables (lookups never lock), so registering n kinds one Register at a
+// time copies them n times, quadratic in n; RegisterAll copies them once.
+// Nothing is registered when any entry is invalid: the error joins one
+// error per invalid entry, in GroupVersionKind order, each wrapping
+// ErrInvalidRegistration.
+func (r *Registry) RegisterAll(interpreters map[schema.GroupVersionKind]Interpreter) error {
+	gvks := make([]schema.GroupVersionKind, 0, len(interpreters))
+	for gvk := range interpreters {
+		gvks = append(gvks, gvk)
+	}
+	sort.Slice(gvks, func(i, j int) bool { return gvks[i].String() < gvks[j].String() })
+	var errs []error
+	for _, gvk := range gvks {
+		if err := checkRegistration(gvk, interpreters[gvk]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if len(gvks) == 0 {
+		return nil
+	}
+	r.update(func(t *tables) {
+		for _, gvk := range gvks {
+			t.set(gvk.Group, gvk.Version, gvk.Kind, interpreters[gvk])
+		}
+	})
+	return nil
+}
+
+func checkRegistration(gvk schema.GroupVersionKind, i Interpreter) error {
 	if gvk.Kind == "" || gvk.Version == "" {
 		return fmt.Errorf("%w: kind %q: version and kind are required", ErrInvalidRegistration, gvk.String())
 	}
 	if isNilInterpreter(i) {
 		return fmt.Errorf("%w: kind %q: interpreter is nil", ErrInvalidRegistration, gvk.String())
 	}
-	r.update(func(t *tables) { t.set(gvk.Group, gvk.Version, gvk.Kind, i) })
 	return nil
 }
 

@@ -1,8 +1,6 @@
 package karmadafleet
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,8 +13,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
+
+	"github.com/fleetover/fleetover/internal/yamlbound"
 )
 
 // Bounds of the input: an export of a large control plane fits well within
@@ -28,6 +26,15 @@ const (
 	MaxFiles = 10_000
 	// maxListDepth bounds Lists of Lists.
 	maxListDepth = 4
+	// MaxAliasBytes bounds the bytes YAML aliases may add to the objects
+	// of the whole input (each expansion is charged the text of the node
+	// it names and 16 bytes per node): an export has no aliases, and a
+	// small file must not expand into a large one.
+	MaxAliasBytes = 1 << 20
+	// maxErrors bounds the errors reported: past it the rest of the file
+	// is not read, so that many tiny invalid documents cannot build an
+	// error each.
+	maxErrors = 1000
 )
 
 // Load reads path, a file or a directory read recursively (files ending in
@@ -40,6 +47,9 @@ func Load(path string) (*Fleet, error) {
 	}
 	var files []string
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return nil, notRegular(path, st.Mode())
+		}
 		files = []string{path}
 	} else {
 		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
@@ -89,11 +99,17 @@ func Load(path string) (*Fleet, error) {
 // readBounded reads at most limit bytes of file, and fails naming the
 // bound when the file holds more.
 func readBounded(file string, limit int) ([]byte, error) {
-	f, err := os.Open(file)
+	f, err := openRegular(file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		// Swapped since the walk saw a regular file.
+		return nil, notRegular(file, st.Mode())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -102,6 +118,12 @@ func readBounded(file string, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: the input is larger than %d bytes", file, ErrInvalidInput, MaxBytes)
 	}
 	return data, nil
+}
+
+// notRegular refuses a FIFO, device or socket: reading one may block for
+// ever or never end.
+func notRegular(file string, mode fs.FileMode) error {
+	return fmt.Errorf("%s: %w: not a regular file (mode %s)", file, ErrInvalidInput, mode.Type())
 }
 
 // Parse describes the fleet the objects in data make; file names data in
@@ -135,6 +157,8 @@ type reader struct {
 	objects  []rawObject
 	errs     InputErrors
 	findings []Finding
+	// aliasBytes is what YAML aliases added so far, of MaxAliasBytes.
+	aliasBytes int64
 }
 
 func newReader() *reader { return &reader{} }
@@ -152,48 +176,38 @@ func (r *reader) note(src source, obj Ref, p *field.Path, format string, args ..
 }
 
 // addFile splits data into YAML (or JSON) documents and collects their
-// objects, expanding Lists.
+// objects, expanding Lists. Aliases may add at most what is left of
+// MaxAliasBytes for the whole input.
 func (r *reader) addFile(file string, data []byte) {
-	yr := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	for doc := 1; ; doc++ {
-		chunk, err := yr.Read()
-		if errors.Is(err, io.EOF) {
-			return
-		}
+	opts := yamlbound.Options{MaxAliasBytes: MaxAliasBytes - r.aliasBytes, Strict: true}
+	r.aliasBytes += yamlbound.Decode(data, opts, func(doc int, v any, err error) bool {
 		src := source{file: file, doc: doc}
 		if err != nil {
-			r.fail(src, Ref{}, field.Invalid(field.NewPath(""), "", "cannot split the file into YAML documents: "+err.Error()))
-			return
+			r.fail(src, Ref{}, yamlError(err))
+		} else if v != nil { // nil is an empty document
+			r.addValue(src, v, nil, 0)
 		}
-		if isBlank(chunk) {
-			continue
-		}
-		js, err := yaml.YAMLToJSONStrict(chunk)
-		if err != nil {
-			r.fail(src, Ref{}, field.Invalid(field.NewPath(""), "", "not valid YAML: "+err.Error()))
-			continue
-		}
-		if bytes.Equal(bytes.TrimSpace(js), []byte("null")) {
-			continue
-		}
-		var v any
-		if err := json.Unmarshal(js, &v); err != nil {
-			r.fail(src, Ref{}, field.Invalid(field.NewPath(""), "", "not valid YAML: "+err.Error()))
-			continue
-		}
-		r.addValue(src, v, nil, 0)
-	}
-}
-
-// isBlank reports whether a document holds only comments and space.
-func isBlank(doc []byte) bool {
-	for _, line := range bytes.Split(doc, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) > 0 && line[0] != '#' {
+		if len(r.errs) >= maxErrors {
+			r.fail(src, Ref{}, field.TooMany(field.NewPath(""), len(r.errs), maxErrors))
 			return false
 		}
+		return true
+	})
+}
+
+// yamlError is the field error of a document the YAML reader refused: a
+// syntax error, a key given twice, a value with no JSON form, or aliases
+// that expand past MaxAliasBytes, at the field where it happened.
+func yamlError(err error) *field.Error {
+	var ye *yamlbound.Error
+	if errors.As(err, &ye) && ye.Field != "" {
+		msg := ye.Err.Error()
+		if ye.Line > 0 {
+			msg = fmt.Sprintf("line %d: %s", ye.Line, msg)
+		}
+		return field.Invalid(field.NewPath(ye.Field), "", "not valid YAML: "+msg)
 	}
-	return true
+	return field.Invalid(field.NewPath(""), "", "not valid YAML: "+err.Error())
 }
 
 // addValue adds one object, or each item of a List; path locates it inside

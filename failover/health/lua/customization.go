@@ -1,7 +1,6 @@
 package lua
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +12,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/fleetover/fleetover/internal/yamlbound"
 )
 
 // The Karmada object this file reads, by its wire names. Package lua reads
@@ -36,6 +36,23 @@ const MaxCustomizationFileBytes = 8 << 20
 
 // maxListDepth bounds lists of lists; kubectl prints one level.
 const maxListDepth = 4
+
+// MaxCustomizationAliasBytes bounds the bytes YAML aliases may add to the
+// objects of one file (or byte slice) that ParseCustomizations reads:
+// each expansion of an alias is charged the text of the node it names and
+// 16 bytes per node. Kubernetes objects need no aliases; the bound lets a
+// hand-written file share a few blocks and refuses a small file that
+// would expand into a large one.
+const MaxCustomizationAliasBytes = 1 << 20
+
+// maxCustomizationErrors bounds the errors one input reports: past it the
+// rest of the input is not read, so that a file of many tiny invalid
+// documents cannot build an error per document.
+const maxCustomizationErrors = 1000
+
+// ErrAliasLimit is wrapped by the *CustomizationError of an input whose
+// YAML aliases expand past MaxCustomizationAliasBytes.
+var ErrAliasLimit = yamlbound.ErrAliasLimit
 
 // ErrInvalidCustomization is wrapped by every *CustomizationError.
 var ErrInvalidCustomization = errors.New("invalid ResourceInterpreterCustomization")
@@ -165,6 +182,14 @@ type Customizations struct {
 // error per object (*CustomizationError, wrapping
 // ErrInvalidCustomization) joined with errors.Join; the objects that are
 // valid are returned with it.
+//
+// The input is bounded: at most MaxCustomizationFileBytes, YAML aliases
+// that add at most MaxCustomizationAliasBytes to its objects (past it the
+// error names the document and field and wraps ErrAliasLimit, and the rest
+// is not read), one YAML parser for all its documents (an empty document
+// costs next to nothing), and at most 1,000 errors (past them the rest is
+// not read). Scalars are read as Kubernetes reads YAML (sigs.k8s.io/yaml):
+// yes/no/on/off are booleans.
 func ParseCustomizations(data []byte, source string) (Customizations, error) {
 	var out Customizations
 	if len(data) > MaxCustomizationFileBytes {
@@ -172,24 +197,44 @@ func ParseCustomizations(data []byte, source string) (Customizations, error) {
 			Err: fmt.Errorf("%d bytes, more than the limit of %d", len(data), MaxCustomizationFileBytes)}
 	}
 	var errs []error
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for doc := 1; ; doc++ {
-		var obj any
-		err := decoder.Decode(&obj)
-		if err == io.EOF {
-			break
-		}
+	opts := yamlbound.Options{MaxAliasBytes: MaxCustomizationAliasBytes, JSON: true}
+	yamlbound.Decode(data, opts, func(doc int, obj any, err error) bool {
 		if err != nil {
-			// The decoder cannot resynchronise after a syntax error.
-			errs = append(errs, &CustomizationError{Source: source, Document: doc, Err: err})
-			break
+			// A syntax error or the alias bound ends the stream; a value
+			// that cannot be converted spoils its document only.
+			errs = append(errs, documentError(source, doc, err))
+		} else if obj != nil { // nil is an empty document
+			out.read(obj, source, doc, nil, 0, &errs)
 		}
-		if obj == nil {
-			continue // an empty document
+		if len(errs) >= maxCustomizationErrors {
+			errs = append(errs, &CustomizationError{Source: source, Document: doc,
+				Err: fmt.Errorf("%w: more than %d errors; the rest of the input is not read", ErrInvalidCustomization, maxCustomizationErrors)})
+			return false
 		}
-		out.read(obj, source, doc, nil, 0, &errs)
-	}
+		return true
+	})
 	return out, errors.Join(errs...)
+}
+
+// documentError is the *CustomizationError of a document the YAML reader
+// refused: a value that has no JSON form, a syntax error, or aliases that
+// expand past MaxCustomizationAliasBytes (wrapping ErrAliasLimit), with
+// the field where it happened.
+func documentError(source string, doc int, err error) *CustomizationError {
+	ce := &CustomizationError{Source: source, Document: doc, Err: err}
+	var ye *yamlbound.Error
+	if errors.As(err, &ye) && ye.Field != "" {
+		msg, err := ye.Err.Error(), error(nil)
+		if errors.Is(ye.Err, yamlbound.ErrAliasLimit) {
+			// The sentinel is Err, printed after the field error.
+			msg, err = strings.TrimPrefix(msg, ErrAliasLimit.Error()+": "), ErrAliasLimit
+		}
+		if ye.Line > 0 {
+			msg = fmt.Sprintf("line %d: %s", ye.Line, msg)
+		}
+		ce.Errs, ce.Err = field.ErrorList{field.Forbidden(field.NewPath(ye.Field), msg)}, err
+	}
+	return ce
 }
 
 // read adds one decoded object (or the items of a list) to c.
@@ -391,7 +436,11 @@ func pathString(p *field.Path) string {
 // LoadCustomizations reads the customizations of root in fsys: a file, or
 // a directory whose files ending in .yaml, .yml or .json are read
 // recursively, in lexical order, each as ParseCustomizations reads data.
-// Sources are the files' paths in fsys. Files of a directory named
+// Sources are the files' paths in fsys. Only regular files are read (a
+// symbolic link counts as what it points to): a FIFO, device or socket is
+// an error wrapping ErrNotRegularFile, naming the file, and is never read
+// (for os.DirFS on Unix it is not even opened blocking, so a file swapped
+// for a FIFO after the check cannot hang the load). Files of a directory named
 // testdata, and files and directories whose name starts with "." or "_",
 // are left out, as the go tool does. All errors are returned, joined; the
 // valid objects are returned with them.
@@ -449,12 +498,37 @@ func LoadCustomizations(fsys fs.FS, root string) (Customizations, error) {
 	return out, errors.Join(errs...)
 }
 
+// ErrNotRegularFile is wrapped by the *CustomizationError of a file that
+// LoadCustomizations does not open or read because it is not a regular
+// file: a FIFO (whose open blocks until a writer comes), a device such as
+// /dev/zero (endless), a socket, or a symbolic link to one of those.
+var ErrNotRegularFile = errors.New("not a regular file")
+
 func loadFile(fsys fs.FS, name string) (Customizations, error) {
-	f, err := fsys.Open(name)
+	notRegular := func(mode fs.FileMode) (Customizations, error) {
+		return Customizations{}, &CustomizationError{Source: name, Err: fmt.Errorf("%w (mode %s)", ErrNotRegularFile, mode.Type())}
+	}
+	// Stat follows symbolic links, as Open does: a link is judged by what
+	// it points to.
+	info, err := fs.Stat(fsys, name)
+	if err != nil {
+		return Customizations{}, &CustomizationError{Source: name, Err: err}
+	}
+	if !info.Mode().IsRegular() {
+		return notRegular(info.Mode())
+	}
+	// The file may be swapped between Stat and Open: openFile does not
+	// block on a FIFO where it can, and the opened file is checked again.
+	f, err := openFile(fsys, name)
 	if err != nil {
 		return Customizations{}, &CustomizationError{Source: name, Err: err}
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil {
+		return Customizations{}, &CustomizationError{Source: name, Err: err}
+	} else if !info.Mode().IsRegular() {
+		return notRegular(info.Mode())
+	}
 	// One byte more than the limit tells a file at the limit from a longer one.
 	data, err := io.ReadAll(io.LimitReader(f, MaxCustomizationFileBytes+1))
 	if err != nil {

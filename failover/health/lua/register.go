@@ -98,12 +98,25 @@ func RegisterCustomizations(reg *health.Registry, c Customizations, cfg Config) 
 	sort.Slice(out.Registered, func(i, j int) bool {
 		return out.Registered[i].Target.String() < out.Registered[j].Target.String()
 	})
-	for _, i := range winner {
-		if err := reg.Register(items[i].Target, compiled[i]); err != nil {
+	// One registration for the whole set: a Register per target would copy
+	// the registry's tables once per target, quadratic in their number.
+	set := make(map[schema.GroupVersionKind]health.Interpreter, len(winner))
+	for i, item := range items {
+		target := item.Target
+		if winner[target] != i {
+			continue
+		}
+		if target.Kind == "" || target.Version == "" {
 			// The target was checked when it was read; this only fails
 			// for a Customization built by hand with an incomplete target.
+			err := fmt.Errorf("%w: kind %q: version and kind are required", health.ErrInvalidRegistration, target.String())
 			errs = append(errs, customizationError(items[i], field.Required(objectPath(items[i]).Child("spec", "target"), "apiVersion and kind"), err))
+			continue
 		}
+		set[target] = compiled[i]
+	}
+	if err := reg.RegisterAll(set); err != nil {
+		errs = append(errs, err)
 	}
 	return out, errors.Join(errs...)
 }
