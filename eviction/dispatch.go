@@ -28,17 +28,27 @@ type OldCopyLookup interface {
 	OldCopy(cluster string) OldCopy
 }
 
-// OldCopyLookupFunc adapts a function to OldCopyLookup.
+// OldCopyLookupFunc adapts a function to OldCopyLookup. A nil
+// OldCopyLookupFunc is a lookup that knows nothing: DispatchBlocked and
+// Assess treat it as a nil OldCopyLookup, and its OldCopy method reports a
+// copy that still runs.
 type OldCopyLookupFunc func(cluster string) OldCopy
 
-// OldCopy calls f.
-func (f OldCopyLookupFunc) OldCopy(cluster string) OldCopy { return f(cluster) }
-
-func lookupOldCopy(l OldCopyLookup, cluster string) OldCopy {
-	if l == nil {
+// OldCopy calls f; a nil f reports the zero OldCopy (a copy that still runs).
+func (f OldCopyLookupFunc) OldCopy(cluster string) OldCopy {
+	if f == nil {
 		return OldCopy{}
 	}
-	return l.OldCopy(cluster)
+	return f(cluster)
+}
+
+// oldCopyLookup returns l, or nil when l is a nil OldCopyLookupFunc, so that
+// a nil function in a non-nil interface is the nil lookup it means.
+func oldCopyLookup(l OldCopyLookup) OldCopyLookup {
+	if f, ok := l.(OldCopyLookupFunc); ok && f == nil {
+		return nil
+	}
+	return l
 }
 
 // DeleteOldCopy reports whether the caller should delete (or keep deleting)
@@ -64,7 +74,8 @@ type DispatchGate struct {
 	// BlockedBy is the first old cluster holding the dispatch back.
 	BlockedBy string
 	// Escaped reports that at least one unreachable old cluster was given
-	// up on after DirectlyEscapeTimeout.
+	// up on after DirectlyEscapeTimeout (or, with no OldCopyLookup, an old
+	// copy nobody reports on, after the same bound).
 	Escaped bool
 }
 
@@ -81,8 +92,16 @@ type DispatchGate struct {
 // (OldCopy.DeletingSince), because the deletion may never be confirmed
 // (Karmada #6671). The countdown starts with the deletion, not with the
 // task: a task kept while no replacement existed has not started deleting
-// anything, and a partitioned old copy may still run. A nil old knows
-// nothing, so every Directly task holds.
+// anything, and a partitioned old copy may still run.
+//
+// A nil old means the caller cannot tell what became of the old copies.
+// The wait is then bounded, never forever: a Directly task holds dispatches
+// until opts.DirectlyEscapeTimeout (DefaultDirectlyEscapeTimeout when zero
+// or negative) after its CreationTimestamp, Until says when, and Escaped
+// reports a task given up on; a task not stamped yet holds with Until that
+// bound from now. Assess takes the old copy as gone at the same moment, so
+// the task goes too. Without a lookup nothing confirms that the old copy
+// stopped: a caller running single-writer workloads passes one.
 func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLookup, now time.Time, opts AssessOptions) DispatchGate {
 	var g DispatchGate
 	escape := opts.DirectlyEscapeTimeout
@@ -90,6 +109,7 @@ func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLoo
 		escape = DefaultDirectlyEscapeTimeout
 	}
 	waitForever := false
+	old = oldCopyLookup(old)
 	for i := range tasks {
 		t := &tasks[i]
 		if t.PurgeMode.Normalize() != PurgeDirectly {
@@ -98,7 +118,25 @@ func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLoo
 		if target != t.FromCluster && slices.Contains(t.ClustersBeforeFailover, target) {
 			continue
 		}
-		c := lookupOldCopy(old, t.FromCluster)
+		if old == nil {
+			since := now
+			if t.CreationTimestamp != nil {
+				since = t.CreationTimestamp.Time
+			}
+			at := since.Add(opts.unknownOldCopyBound())
+			if !now.Before(at) {
+				g.Escaped = true
+				continue
+			}
+			if at.After(g.Until) {
+				g.Until = at
+			}
+			if !g.Blocked {
+				g.Blocked, g.BlockedBy = true, t.FromCluster
+			}
+			continue
+		}
+		c := old.OldCopy(t.FromCluster)
 		if c.Gone {
 			continue
 		}

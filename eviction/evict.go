@@ -135,7 +135,8 @@ func (e *InvalidEvictionError) Error() string {
 func (e *InvalidEvictionError) Unwrap() error { return ErrInvalidEviction }
 
 // Evict removes ev.Cluster from targets and appends a task for it. Its inputs
-// are never modified.
+// are never modified. An Eviction without a Cluster (the zero value) is an
+// InvalidEvictionError.
 //
 // A cluster that already has a task gets no second one. Instead, preserved
 // state merges so that chained failovers keep the original state: a key the
@@ -145,6 +146,13 @@ func (e *InvalidEvictionError) Unwrap() error { return ErrInvalidEviction }
 // Eviction.Settled): member1 -> member2 -> member3 with a member2 copy that
 // never became healthy carries member1's state to member3.
 func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (EvictResult, error) {
+	if ev.Cluster == "" {
+		// The zero Eviction names no cluster: an error, not a silent
+		// NotPlaced that would leave the workload where it fails.
+		return EvictResult{}, &InvalidEvictionError{Errs: field.ErrorList{
+			field.Required(field.NewPath("eviction", "fromCluster"), "the cluster to leave (Eviction.Cluster) is required"),
+		}}
+	}
 	existing := -1
 	for i := range tasks {
 		if tasks[i].FromCluster == ev.Cluster {

@@ -648,6 +648,10 @@ func validateRequest(req *Request) error {
 	if req.Replicas < 0 {
 		return invalid(field.Invalid(field.NewPath("replicas"), req.Replicas, "must be non-negative"))
 	}
+	if w := req.Workload; w != nil && len(w.History) > 0 && w.Now.IsZero() {
+		// Without a time every block window would hold forever.
+		return invalid(field.Required(field.NewPath("workload", "now"), "the time of the decision is required with an eviction history"))
+	}
 	// Field paths are built only for an error: a request that is valid
 	// costs no allocation for them.
 	seen := make(map[string]struct{}, len(req.Targets)+len(req.Evicted))

@@ -68,7 +68,11 @@ type Workload struct {
 	// and the cluster is replaced as any other. nil: every evicted
 	// cluster's copy is taken to run on.
 	OldCopies eviction.OldCopyLookup
-	// Now is the time decisions are made for.
+	// Now is the time decisions are made for. Only the eviction history
+	// reads it: Replace refuses a Workload with a History and no Now
+	// (ErrInvalidRequest), since every block window would then hold
+	// forever; RunFilters with such a Workload judges the history as of
+	// the zero time, so every recorded cluster stays blocked.
 	Now time.Time
 }
 
