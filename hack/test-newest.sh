@@ -2,7 +2,8 @@
 # Tests the library at the newest end of its support range: a temporary copy
 # of the checkout (the library module only; examples/karmada is a module of
 # its own) with the k8s.io requirements raised to NEWEST_K8S, vetted and
-# tested. The checkout itself stays at the floor its go.mod declares.
+# tested with the race detector (hack/test.sh says why here). The checkout
+# itself stays at the floor its go.mod declares.
 #
 # Override: NEWEST_K8S (a k8s.io staging version such as v0.37.2).
 set -euo pipefail
@@ -24,4 +25,4 @@ go get "k8s.io/api@${newest}" "k8s.io/apimachinery@${newest}" \
 go mod tidy
 echo "==> library at k8s.io ${newest}: $(go mod edit -json | sed -n 's/^[[:space:]]*"Go": "\(.*\)",$/go \1/p')"
 go vet ./...
-go test -count=1 ./...
+go test -race -count=1 -timeout=20m ./...

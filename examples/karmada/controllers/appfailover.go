@@ -30,6 +30,8 @@ import (
 type ApplicationFailoverController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Activity, when set, follows this controller's queue (see Activity).
+	Activity *Activity
 	// Kind is the binding kind it reconciles.
 	Kind BindingKind
 	// Detector configures the detector (Karmada-compatible switches).
@@ -46,7 +48,7 @@ type ApplicationFailoverController struct {
 
 // SetupWithManager registers the controller.
 func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupController(mgr, name, a.Kind.NewObject(), a.Clock, a)
+	return setupController(mgr, name, a.Kind.NewObject(), a.Clock, a.Activity, a)
 }
 
 // workloadHealth is the health view of the binding's aggregated status:

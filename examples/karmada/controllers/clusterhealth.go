@@ -53,6 +53,8 @@ func (f ProberFunc) Probe(ctx context.Context, cluster *clusterv1alpha1.Cluster)
 type ClusterHealthController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Activity, when set, follows this controller's queue (see Activity).
+	Activity *Activity
 	// Tracker holds the debounce state; its clock must be Clock.
 	Tracker failover.ClusterHealthTracker
 	// Taints configures the health taints (NoExecute after a timeout, keys).
@@ -79,7 +81,7 @@ func (c *ClusterHealthController) SetupWithManager(mgr manager.Manager, name str
 		// Ready condition is the exception: its agent posts it.
 		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, pulledReadyChanged()))).
 		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
-		WithOptions(controllerOptions(c.Clock)).
+		WithOptions(controllerOptions(c.Clock, c.Activity)).
 		Complete(c)
 }
 

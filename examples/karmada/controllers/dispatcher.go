@@ -48,6 +48,8 @@ type WorkDispatcher struct {
 	// Clock stamps the Dispatching condition's transition time and times
 	// the next look at a held dispatch (the Directly escape).
 	Clock clock.PassiveClock
+	// Activity, when set, follows this controller's queue (see Activity).
+	Activity *Activity
 	// Events receives a "DispatchingChanged" event when the Dispatching
 	// condition of a Work flips; nil records nothing.
 	Events *EventSink
@@ -69,7 +71,7 @@ func (d *WorkDispatcher) SetupWithManager(mgr ctrl.Manager, name string) error {
 		Named(name).
 		For(d.Kind.NewObject()).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork(d.Kind))).
-		WithOptions(controllerOptions(d.Clock)).
+		WithOptions(controllerOptions(d.Clock, d.Activity)).
 		Complete(d)
 }
 

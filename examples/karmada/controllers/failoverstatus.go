@@ -128,6 +128,8 @@ func clusterExplanationChanged() predicate.Predicate {
 type FailoverConditionController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Activity, when set, follows this controller's queue (see Activity).
+	Activity *Activity
 	// Kind is the binding kind it reconciles.
 	Kind       BindingKind
 	Conditions *FailoverConditions
@@ -140,7 +142,7 @@ func (r *FailoverConditionController) SetupWithManager(mgr manager.Manager, name
 	return explanationWatches(builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(r.Kind.NewObject()).
-		WithOptions(controllerOptions(r.Clock)), r.Client, r.Kind).
+		WithOptions(controllerOptions(r.Clock, r.Activity)), r.Client, r.Kind).
 		Complete(r)
 }
 

@@ -21,6 +21,7 @@ import (
 // against it), taints the cluster not-ready, and still turns it Unknown
 // when the agent falls silent.
 func TestPullAgentPostedReadyStands(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
 		c.ClusterTaints = failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}

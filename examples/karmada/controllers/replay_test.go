@@ -15,7 +15,6 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,6 +54,7 @@ const replayDir = "../../fleetsim/testdata/replay"
 // and purge modes, and start new copies with the same preserved state. A
 // difference is a defect in the simulator or in the controllers.
 func TestReplaySimulatorScenarios(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join(replayDir, "*.golden.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +72,7 @@ func TestReplaySimulatorScenarios(t *testing.T) {
 			t.Fatalf("%s: %v", file, err)
 		}
 		t.Run(fx.Scenario, func(t *testing.T) {
+			t.Parallel()
 			r := newReplayRun(t, fx)
 			r.run()
 			r.compare()
@@ -512,13 +513,17 @@ func (r *replayRun) syncMembers(startedAt time.Time) {
 	if startedAt.IsZero() {
 		startedAt = now
 	}
+	// The members read the controllers' cache, which the last step left
+	// with every write seen (settle): a list from the API server waits for
+	// its watch cache to be known fresh, up to a tenth of a second for a
+	// kind with no recent event, and a replay lists at every step.
 	bindings := &workv1alpha2.ResourceBindingList{}
-	if err := r.c.List(r.ctx, bindings, client.InNamespace(r.ns)); err != nil {
+	if err := r.cache.List(r.ctx, bindings, client.InNamespace(r.ns)); err != nil {
 		r.t.Fatal(err)
 	}
 	byUID := map[string][]workv1alpha1.Work{}
 	works := &workv1alpha1.WorkList{}
-	if err := r.c.List(r.ctx, works, client.HasLabels{workv1alpha2.ResourceBindingPermanentIDLabel}); err != nil {
+	if err := r.cache.List(r.ctx, works, client.HasLabels{workv1alpha2.ResourceBindingPermanentIDLabel}); err != nil {
 		r.t.Fatal(err)
 	}
 	for _, work := range works.Items {
@@ -732,36 +737,6 @@ func jsonEqual(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
-}
-
-// settle waits until the controllers have done what the last step asked
-// of them: until the API server's revision stops moving (no object of any
-// kind was written) across two looks in a row. It bounds the wait, so
-// a busy server delays the replay rather than failing it; the comparison
-// allows for a reaction observed a step late.
-func (r *replayRun) settle() {
-	r.t.Helper()
-	revision := func() string {
-		list := &corev1.NamespaceList{}
-		if err := r.c.List(r.ctx, list, client.Limit(1)); err != nil {
-			r.t.Fatal(err)
-		}
-		return list.ResourceVersion
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	last, quiet := revision(), 0
-	for quiet < 2 && time.Now().Before(deadline) {
-		select {
-		case <-r.ctx.Done():
-			r.t.Fatal("test ended")
-		case <-time.After(10 * time.Millisecond):
-		}
-		if rev := revision(); rev == last {
-			quiet++
-		} else {
-			last, quiet = rev, 0
-		}
-	}
 }
 
 // evictionRecorder watches the scenario's bindings and records each

@@ -76,38 +76,58 @@ const dueNow = time.Nanosecond
 // other than the real one (a test's fake clock), the controller's queue
 // waits for RequeueAfter on that clock, so stepping it triggers the looks
 // that fall due; retries after errors keep the real clock's backoff.
-func controllerOptions(clk clock.PassiveClock) controller.Options {
+func controllerOptions(clk clock.PassiveClock, activity *Activity) controller.Options {
 	opts := controller.Options{}
-	if _, real := clk.(clock.RealClock); real {
-		return opts
-	}
-	ticker, ok := clk.(clock.WithTicker)
+	ticker, ok := fakeTicker(clk)
 	if !ok {
 		return opts
 	}
 	opts.UsePriorityQueue = ptr.To(false)
 	opts.NewQueue = func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		return newClockQueue(name, ticker, rl)
+		return newClockQueue(name, ticker, rl, activity)
 	}
 	return opts
 }
 
+// fakeTicker returns clk when the controllers' queues wait on it: a clock
+// other than the real one, with timers.
+func fakeTicker(clk clock.PassiveClock) (clock.WithTicker, bool) {
+	if _, real := clk.(clock.RealClock); real {
+		return nil, false
+	}
+	ticker, ok := clk.(clock.WithTicker)
+	return ticker, ok
+}
+
 // clockQueue is a rate-limiting queue whose AddAfter (controller-runtime's
 // RequeueAfter) waits on clk while AddRateLimited (error backoff) waits on
-// the real clock; both feed one queue.
+// the real clock; both feed one queue. It reports what it holds to
+// activity, when set.
 type clockQueue[T comparable] struct {
 	workqueue.TypedRateLimitingInterface[T]
 	scheduled workqueue.TypedDelayingInterface[T]
+	clock     clock.PassiveClock
+	base      workqueue.TypedInterface[T]
+	activity  *Activity
 }
 
-func newClockQueue[T comparable](name string, clk clock.WithTicker, rl workqueue.TypedRateLimiter[T]) *clockQueue[T] {
+func newClockQueue[T comparable](name string, clk clock.WithTicker, rl workqueue.TypedRateLimiter[T], activity *Activity) *clockQueue[T] {
 	base := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[T]{Name: name})
+	activity.register(base)
 	return &clockQueue[T]{
 		TypedRateLimitingInterface: workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[T]{
 			DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Queue: base}),
 		}),
 		scheduled: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[T]{Clock: clk, Queue: base}),
+		clock:     clk,
+		base:      base,
+		activity:  activity,
 	}
+}
+
+func (q *clockQueue[T]) Add(item T) {
+	q.TypedRateLimitingInterface.Add(item)
+	q.activity.added()
 }
 
 func (q *clockQueue[T]) AddAfter(item T, d time.Duration) {
@@ -115,7 +135,26 @@ func (q *clockQueue[T]) AddAfter(item T, d time.Duration) {
 		q.Add(item)
 		return
 	}
+	q.activity.scheduled(q.base, item, q.clock.Now().Add(d), false)
 	q.scheduled.AddAfter(item, d)
+}
+
+func (q *clockQueue[T]) AddRateLimited(item T) {
+	q.activity.scheduled(q.base, item, time.Time{}, true)
+	q.TypedRateLimitingInterface.AddRateLimited(item)
+}
+
+func (q *clockQueue[T]) Get() (T, bool) {
+	item, shutdown := q.TypedRateLimitingInterface.Get()
+	if !shutdown {
+		q.activity.took(q.base, item)
+	}
+	return item, shutdown
+}
+
+func (q *clockQueue[T]) Done(item T) {
+	q.TypedRateLimitingInterface.Done(item)
+	q.activity.done()
 }
 
 func (q *clockQueue[T]) ShutDown() {
@@ -130,10 +169,10 @@ func (q *clockQueue[T]) ShutDownWithDrain() {
 
 // setupController registers a reconciler of obj's kind with the options
 // for clk.
-func setupController(mgr manager.Manager, name string, obj client.Object, clk clock.PassiveClock, r reconcile.Reconciler) error {
+func setupController(mgr manager.Manager, name string, obj client.Object, clk clock.PassiveClock, activity *Activity, r reconcile.Reconciler) error {
 	return builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(obj).
-		WithOptions(controllerOptions(clk)).
+		WithOptions(controllerOptions(clk, activity)).
 		Complete(r)
 }

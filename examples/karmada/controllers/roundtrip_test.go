@@ -272,7 +272,10 @@ func assertConflictResolution(t *testing.T, f *fixture, obj client.Object) {
 // with the controllers' binding index, as the taint manager needs.
 func (f *fixture) cachedClient() client.Client {
 	f.t.Helper()
-	cl, err := ctrlcluster.New(restConfig, func(o *ctrlcluster.Options) { o.Scheme = testScheme })
+	cl, err := ctrlcluster.New(restConfig, func(o *ctrlcluster.Options) {
+		o.Scheme = testScheme
+		o.Cache = scopedCache(f.ns)
+	})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -289,6 +292,7 @@ func (f *fixture) cachedClient() client.Client {
 }
 
 func TestRoundTripClusterHealthKeepsUnownedFields(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for seed := int64(1); seed <= roundTripSeeds; seed++ {
 		cl := &clusterv1alpha1.Cluster{}
@@ -339,6 +343,7 @@ var bindingOwned = []owned{
 }
 
 func TestRoundTripBindingControllersKeepUnownedFields(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	target, spare := f.clusterName("rt-target"), f.clusterName("rt-spare")
 	f.createCluster(target, clusterv1alpha1.Push)

@@ -56,6 +56,10 @@ type Config struct {
 	// EventRecorder receives the controllers' events; nil is the
 	// manager's (mgr.GetEventRecorder("fleetover")).
 	EventRecorder recorder.EventRecorder
+	// Activity, when set, follows every controller's queue, so a caller
+	// driving them with a fake Clock can wait until they are idle. Unused
+	// with the real clock.
+	Activity *Activity
 	// Controllers selects the controllers to run, as
 	// karmada-controller-manager's --controllers does: "*" runs every
 	// controller, "name" runs one, "-name" leaves one out; empty is "*".
@@ -152,13 +156,13 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 
 	out := &Controllers{
 		ClusterHealth: &ClusterHealthController{
-			Client: c, Clock: clk,
+			Client: c, Clock: clk, Activity: cfg.Activity,
 			Tracker: tracker,
 			Taints:  cfg.ClusterTaints, Prober: cfg.Prober, ProbeInterval: cfg.ProbeInterval,
 			Schedule: NewSchedule(), Events: events,
 		},
 		TaintManager: &TaintManager{
-			Client: c, Clock: clk,
+			Client: c, Clock: clk, Activity: cfg.Activity,
 			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover, Tolerations: cfg.Tolerations},
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              pacer,
@@ -199,21 +203,21 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		}
 		*bc = BindingControllers{
 			GracefulEviction: &GracefulEvictionController{
-				Client: c, Clock: clk, Kind: kind, Options: cfg.Assess,
+				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Options: cfg.Assess,
 				Schedule: NewSchedule(), Events: events,
 				InlineScheduling: inline,
 			},
 			ApplicationFailover: &ApplicationFailoverController{
-				Client: c, Clock: clk, Kind: kind, Detector: cfg.Detector,
+				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Detector: cfg.Detector,
 				Health: registry, Rules: rules,
 				Schedule: NewSchedule(), Events: events,
 			},
 			Scheduler: &FailoverScheduler{
-				Client: c, Clock: clk, Kind: kind, DefaultTolerations: cfg.DefaultTolerations, Tolerations: cfg.Tolerations,
+				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, DefaultTolerations: cfg.DefaultTolerations, Tolerations: cfg.Tolerations,
 				Schedule: NewSchedule(), Events: events,
 			},
 			Dispatcher: &WorkDispatcher{
-				Client: c, Clock: clk, Kind: kind, Events: events, Assess: cfg.Assess,
+				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Events: events, Assess: cfg.Assess,
 				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
 			},
 		}
@@ -222,7 +226,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		}
 		if conditions != nil && !inline {
 			bc.FailoverCondition = &FailoverConditionController{
-				Client: c, Clock: clk, Kind: kind, Conditions: conditions, Schedule: NewSchedule(),
+				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Conditions: conditions, Schedule: NewSchedule(),
 			}
 			setups[prefix+"failoverCondition"] = bc.FailoverCondition.SetupWithManager
 		}
@@ -236,6 +240,9 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 				setups[prefix+n] = setup
 			}
 		}
+	}
+	if _, ok := fakeTicker(clk); ok {
+		cfg.Activity.expect(len(setups))
 	}
 	for n, setup := range setups {
 		if err := setup(mgr, name(n)); err != nil {

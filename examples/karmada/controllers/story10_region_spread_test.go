@@ -20,6 +20,7 @@ import (
 // it does not cover yet (d, in ap), not beside the copy that stays (b, in
 // eu, comes first by name), and not on e, which names no region.
 func TestStory10RegionSpreadReplacesInANewRegion(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	regions := map[string]string{"a": "eu", "b": "eu", "c": "us", "d": "ap", "e": ""}

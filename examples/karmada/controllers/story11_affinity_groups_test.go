@@ -21,6 +21,7 @@ import (
 // stayed is removed at once, the one on the failed cluster once the new
 // copies are healthy.
 func TestStory11AffinityGroupsFailOverToTheBackup(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	p1, p2, b1, b2 := f.clusterName("p1"), f.clusterName("p2"), f.clusterName("b1"), f.clusterName("b2")

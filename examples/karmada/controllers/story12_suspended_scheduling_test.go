@@ -26,6 +26,7 @@ import (
 // the scheduler reports no generation, as Karmada's scheduler skips such a
 // binding. Once scheduling resumes, the lost cluster is replaced.
 func TestStory12SuspendedSchedulingWaitsForTheResume(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	a, b := f.clusterName("a"), f.clusterName("b")

@@ -23,6 +23,7 @@ import (
 // the planner's order; "b-web" comes after it. The one token goes to
 // b-web, which moves; a-job stays where it is and says why.
 func TestStory13UnreadableStateSpendsNoPacerToken(t *testing.T) {
+	t.Parallel()
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()

@@ -30,6 +30,7 @@ import (
 // suspended. When it resumes, the taint manager, woken by that binding
 // change alone, evicts the binding again and b takes it.
 func TestStory14HeldFailoverResumesWithTheDispatching(t *testing.T) {
+	t.Parallel()
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
@@ -96,6 +97,7 @@ func TestStory14HeldFailoverResumesWithTheDispatching(t *testing.T) {
 // looked at a. Then web's toleration is withdrawn, and nothing else
 // changes: the taint manager, woken by the binding, evicts it.
 func TestStory14WithdrawnTolerationEvicts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	a, b := f.clusterName("a"), f.clusterName("b")

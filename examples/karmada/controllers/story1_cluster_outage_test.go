@@ -25,6 +25,7 @@ import (
 // graceful eviction task, the scheduler moves it to the healthy cluster,
 // and the task completes when the workload is healthy there.
 func TestStory1ClusterOutageEvictsGracefully(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
 		c.ClusterTaints = failover.ClusterTaintConfig{NoExecuteAfterTimeout: true}

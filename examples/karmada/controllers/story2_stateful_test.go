@@ -45,6 +45,7 @@ func flinkJobBinding(ns, name string, purge policyv1alpha1.PurgeMode, clusters .
 // would be two writers. Story 7 is the same job under Directly, where the
 // state is injected.
 func TestStory2GracefulStatefulFailoverInjectsNoState(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
 		c.StatefulFailoverInjection = true

@@ -23,6 +23,7 @@ import (
 // cluster for BlockPredecessorSeconds even when it has nowhere else to go,
 // and the cluster is eligible again exactly when the window ends.
 func TestStory3ApplicationFailoverBlocksPredecessor(t *testing.T) {
+	t.Parallel()
 	const toleration, block = 30, 120
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()

@@ -30,6 +30,7 @@ import (
 // and turns its condition True, and deleting the binding still removes every
 // Work, suspended or not.
 func TestStory4SuspensionDispatchesToOneAndDeletes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()
 	open, paused1, paused2 := f.clusterName("open"), f.clusterName("paused1"), f.clusterName("paused2")

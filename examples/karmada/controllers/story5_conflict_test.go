@@ -24,6 +24,7 @@ import (
 // fails with a conflict and is retried on the fresh object: the eviction
 // lands and the other writer's change is kept (Karmada #7483).
 func TestStory5ConflictingUpdateIsRetriedNotLost(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	var (
 		mu        sync.Mutex

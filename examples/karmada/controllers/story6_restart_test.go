@@ -20,6 +20,7 @@ import (
 // from the binding: it neither starts the countdown again (the eviction
 // would come late) nor treats it as run out (it would come early).
 func TestStory6RestartKeepsCountdown(t *testing.T) {
+	t.Parallel()
 	const toleration = 60
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	f.start()

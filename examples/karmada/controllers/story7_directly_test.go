@@ -70,6 +70,7 @@ func (m *workMonitor) overlaps() []string {
 // old copy: the Directly task stays on the binding, with the state, until
 // the old Work is gone and the new copy is healthy.
 func TestStory7DirectlyHoldsDispatchUntilOldCopyIsGone(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
 		c.StatefulFailoverInjection = true

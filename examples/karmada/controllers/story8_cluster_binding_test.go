@@ -23,6 +23,7 @@ import (
 // dispatched to the new cluster and, once the new copy is Healthy, removed
 // from the old one.
 func TestStory8ClusterResourceBindingFailsOver(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	f.cfg.Prober = newProbes()
 	f.start()

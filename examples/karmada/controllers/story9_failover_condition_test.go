@@ -103,6 +103,7 @@ func (f *fixture) failoverEvents(log *eventLog, name string) []string {
 // turns False. Each change of reason is announced by exactly one event,
 // whatever the number of reconciles in between.
 func TestStory9FailoverConditionFollowsAnOutage(t *testing.T) {
+	t.Parallel()
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
@@ -215,6 +216,7 @@ func TestStory9FailoverConditionFollowsAnOutage(t *testing.T) {
 // cluster; once the old Work is gone the binding waits for the new copy
 // to be healthy.
 func TestStory9DirectlyWaitingForTheOldCopyIsExplained(t *testing.T) {
+	t.Parallel()
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
@@ -271,6 +273,7 @@ func TestStory9DirectlyWaitingForTheOldCopyIsExplained(t *testing.T) {
 // event and fleetover-explain say which cluster was ruled out by which
 // filter.
 func TestStory9NoFeasibleClusterIsExplained(t *testing.T) {
+	t.Parallel()
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
@@ -281,7 +284,12 @@ func TestStory9NoFeasibleClusterIsExplained(t *testing.T) {
 	f.readyClusters(clusterv1alpha1.Push, failing, other)
 	f.taint(other, "dedicated", corev1.TaintEffectNoSchedule)
 	f.createTemplate(deployment("web", 1))
-	f.createBinding(deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: failing}))
+	// The placement names its two clusters: the fleet holds the clusters
+	// of the tests that run beside this one, which fleetover-explain,
+	// reading the whole fleet, would count as room.
+	binding := deploymentBinding(f.ns, "web", 1, workv1alpha2.TargetCluster{Name: failing})
+	binding.Spec.Placement = &policyv1alpha1.Placement{ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: []string{failing, other}}}
+	f.createBinding(binding)
 	rb := f.binding("web")
 	f.waitWork(rb, failing, true)
 	f.setHealth("web", healthItem(failing, "Healthy", nil))
@@ -320,6 +328,7 @@ func TestStory9NoFeasibleClusterIsExplained(t *testing.T) {
 // why, with one Warning event however often it looks again, and
 // fleetover-explain given the same flags says the same.
 func TestStory9GateOffIsExplained(t *testing.T) {
+	t.Parallel()
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()
@@ -394,6 +403,7 @@ func TestStory9GateOffIsExplained(t *testing.T) {
 // The command's arguments: a missing or malformed binding is a usage
 // error, an absent one a read error, each with a message naming it.
 func TestExplainCommandExitCodes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, tc := range []struct {
 		args []string
@@ -426,6 +436,7 @@ func TestExplainCommandExitCodes(t *testing.T) {
 // cluster; the condition says until when its toleration runs, with the
 // countdown's start, and once it ran out the workload is moved.
 func TestStory9ApplicationTolerationIsExplained(t *testing.T) {
+	t.Parallel()
 	const toleration = 30
 	events := &eventLog{}
 	f := newFixture(t, func(c *controllers.Config) {

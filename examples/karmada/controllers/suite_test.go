@@ -163,6 +163,14 @@ type fixture struct {
 	ctrls *controllers.Controllers
 	stop  func()
 	runs  int
+
+	// activity and deliveries tell when the running controllers are idle
+	// (settle, eventually); both are new with every start.
+	activity   *controllers.Activity
+	mu         sync.Mutex // guards deliveries, which the client reads
+	deliveries *deliveries
+	// cache is the running controllers' cache.
+	cache client.Reader
 }
 
 func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
@@ -170,11 +178,11 @@ func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 	if restConfig == nil {
 		t.Fatal("no API server: integration tests do not run together with -fuzz; run them without it (bash hack/test.sh)")
 	}
-	c, err := client.New(restConfig, client.Options{Scheme: testScheme})
+	c, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, ctx: t.Context(), c: c, clock: clocktesting.NewFakeClock(epoch)}
+	f := &fixture{t: t, ctx: t.Context(), clock: clocktesting.NewFakeClock(epoch)}
 	f.cfg = controllers.Config{Clock: f.clock}
 	if configure != nil {
 		configure(&f.cfg)
@@ -184,6 +192,7 @@ func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 		t.Fatal(err)
 	}
 	f.ns = ns.Name
+	f.c = f.recordingClient(c, f.ns)
 	t.Cleanup(f.stopControllers)
 	return f
 }
@@ -196,21 +205,30 @@ func (f *fixture) start() {
 	cfg := f.cfg
 	cfg.Registerer = prometheus.NewRegistry()
 	cfg.NamePrefix = fmt.Sprintf("%s-%d-", f.ns, f.runs)
+	f.activity = controllers.NewActivity(f.clock)
+	cfg.Activity = f.activity
+	d := newDeliveries(testScheme)
+	f.mu.Lock()
+	f.deliveries = d
+	f.mu.Unlock()
 	opts := manager.Options{
 		Scheme:                 testScheme,
+		Cache:                  scopedCache(f.ns),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	}
-	if f.newClient != nil {
-		wrap := f.newClient
-		opts.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
-			c, err := client.NewWithWatch(cfg, o)
-			if err != nil {
-				return nil, err
-			}
+	wrap := f.newClient
+	opts.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
+		c, err := client.NewWithWatch(cfg, o)
+		if err != nil {
+			return nil, err
+		}
+		c = f.recordingClient(c, "")
+		if wrap != nil {
 			return wrap(c), nil
 		}
+		return c, nil
 	}
 	rc := restConfig
 	if f.wrapTransport != nil {
@@ -226,6 +244,11 @@ func (f *fixture) start() {
 		cancel()
 		f.t.Fatal(err)
 	}
+	if err := d.watch(ctx, mgr.GetCache()); err != nil {
+		cancel()
+		f.t.Fatal(err)
+	}
+	f.cache = mgr.GetCache()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -251,25 +274,52 @@ func (f *fixture) restart() {
 	f.start()
 }
 
-// eventually polls cond until it holds or a bounded timeout passes, then
+// eventually checks cond until it holds or a bounded timeout passes, then
 // fails the test with what it was waiting for and the last observation.
+// It checks again whenever the controllers' informers see a write or their
+// queues move; the slow tick is for conditions on neither (an object
+// outside the controllers' watch).
 func (f *fixture) eventually(what string, cond func() (bool, string)) {
 	f.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	last := ""
-	for time.Now().Before(deadline) {
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var activity, delivered <-chan struct{}
+		if f.activity != nil {
+			activity = f.activity.Changed()
+		}
+		if d := f.currentDeliveries(); d != nil {
+			delivered = d.Changed()
+		}
 		ok, obs := cond()
 		if ok {
 			return
 		}
-		last = obs
 		select {
 		case <-f.ctx.Done():
 			f.t.Fatalf("%s: test ended", what)
-		case <-time.After(25 * time.Millisecond):
+		case <-deadline.C:
+			f.t.Fatalf("timed out waiting for %s; last seen: %s", what, obs)
+		case <-activity:
+			f.coalesce()
+		case <-delivered:
+			f.coalesce()
+		case <-tick.C:
 		}
 	}
-	f.t.Fatalf("timed out waiting for %s; last seen: %s", what, last)
+}
+
+// coalesce lets a burst of changes pass before a condition is checked
+// again, so a busy controller does not turn every queue move into reads.
+func (f *fixture) coalesce() {
+	t := time.NewTimer(quiet)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-f.ctx.Done():
+	}
 }
 
 // waitPending waits until r holds a look at key, then returns its deadline.

@@ -44,6 +44,8 @@ import (
 type TaintManager struct {
 	Client client.Client
 	Clock  clock.PassiveClock
+	// Activity, when set, follows this controller's queue (see Activity).
+	Activity *Activity
 	// Planner holds the global purge mode and grace period.
 	Planner failover.ClusterFailoverPlanner
 	// DefaultTolerations are added to each binding's tolerations.
@@ -85,7 +87,7 @@ func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error 
 	b := builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(&clusterv1alpha1.Cluster{}).
-		WithOptions(controllerOptions(m.Clock))
+		WithOptions(controllerOptions(m.Clock, m.Activity))
 	for _, kind := range BindingKinds() {
 		b = b.Watches(kind.NewObject(), handler.EnqueueRequestsFromMapFunc(targetClustersOf), builder.WithPredicates(failoverInputsChanged()))
 	}

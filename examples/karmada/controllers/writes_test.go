@@ -74,6 +74,7 @@ var writesPerFailover = map[string]int{"binding": 2, "binding status": 2, "old w
 // manager's transport: from the NoExecute taint to the old Work's
 // deletion, with the new copy Healthy.
 func TestClusterFailoverWrites(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(c *controllers.Config) { c.Prober = newProbes() })
 	oldCluster, newCluster := f.clusterName("a"), f.clusterName("b")
 	counter := &writeCounter{counts: map[string]int{}, classes: func(path string) string {
@@ -139,6 +140,7 @@ func TestClusterFailoverWrites(t *testing.T) {
 // and placement) and one status write, whatever the interleaving (run with
 // -race, this is where the writers run side by side).
 func TestClusterFailoverWritesSeveralBindingsAtOnce(t *testing.T) {
+	t.Parallel()
 	const bindings = 7
 	f := newFixture(t, func(c *controllers.Config) {
 		c.Prober = newProbes()

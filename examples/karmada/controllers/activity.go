@@ -1,0 +1,191 @@
+package controllers
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// Activity follows the work the controllers' queues hold, so that a caller
+// that drives them with a fake clock (a test, a replay) can wait until they
+// are idle instead of sleeping: no item queued, no reconcile running, no
+// error retry waiting, and no requested look due on the clock. Set it in
+// Config.Activity; it is used only with a fake clock, since with the real
+// one the controllers run on controller-runtime's own queues.
+//
+// Idle says nothing of events still on their way from the API server to
+// the controllers' informers: a caller that wrote an object waits for the
+// informers to see it first.
+type Activity struct {
+	clock clock.PassiveClock
+
+	mu       sync.Mutex
+	queues   []lengther
+	expected int // queues Setup registers controllers for
+	inFlight int
+	// waiting are the items a queue will hand out later: the looks
+	// requested on the clock (due) and the error retries, which wait on
+	// the real clock's backoff (retry).
+	waiting map[activityKey]waitingItem
+	changed chan struct{}
+}
+
+type lengther interface{ Len() int }
+
+type activityKey struct {
+	queue lengther
+	item  any
+}
+
+type waitingItem struct {
+	due   time.Time
+	retry bool
+}
+
+// NewActivity returns an Activity that reads due times from clk, the fake
+// clock the controllers run on.
+func NewActivity(clk clock.PassiveClock) *Activity {
+	return &Activity{clock: clk, waiting: map[activityKey]waitingItem{}, changed: make(chan struct{})}
+}
+
+// Idle reports whether the controllers have nothing to do now.
+func (a *Activity) Idle() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.inFlight > 0 || len(a.queues) < a.expected {
+		// A controller whose queue does not exist yet has not started.
+		return false
+	}
+	for _, q := range a.queues {
+		if q.Len() > 0 {
+			return false
+		}
+	}
+	now := a.clock.Now()
+	for _, w := range a.waiting {
+		if w.retry || !w.due.After(now) {
+			return false
+		}
+	}
+	return true
+}
+
+// String says what keeps the controllers busy, for diagnostics.
+func (a *Activity) String() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	queued := 0
+	for _, q := range a.queues {
+		queued += q.Len()
+	}
+	due, retries := 0, 0
+	now := a.clock.Now()
+	for _, w := range a.waiting {
+		switch {
+		case w.retry:
+			retries++
+		case !w.due.After(now):
+			due++
+		}
+	}
+	return fmt.Sprintf("%d of %d queues started, %d queued, %d running, %d due, %d retrying", len(a.queues), a.expected, queued, a.inFlight, due, retries)
+}
+
+// Changed returns a channel that is closed at the next change: an item
+// queued, taken, finished or scheduled.
+func (a *Activity) Changed() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.changed
+}
+
+// changeLocked wakes the waiters of Changed.
+func (a *Activity) changeLocked() {
+	close(a.changed)
+	a.changed = make(chan struct{})
+}
+
+// expect records that n more controllers will register their queues.
+func (a *Activity) expect(n int) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.expected += n
+}
+
+func (a *Activity) register(q lengther) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.queues = append(a.queues, q)
+	a.changeLocked()
+}
+
+func (a *Activity) added() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.changeLocked()
+}
+
+// scheduled records a look at item due at due (the earliest request wins,
+// as in the delaying queue), or an error retry.
+func (a *Activity) scheduled(q lengther, item any, due time.Time, retry bool) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	k := activityKey{q, item}
+	w, ok := a.waiting[k]
+	switch {
+	case retry:
+		w.retry = true
+	case !ok || w.due.IsZero() || due.Before(w.due):
+		w.due = due
+	}
+	a.waiting[k] = w
+	a.changeLocked()
+}
+
+// took records a reconcile starting on item: a retry or a due look of
+// it is served by this one.
+func (a *Activity) took(q lengther, item any) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inFlight++
+	k := activityKey{q, item}
+	if w, ok := a.waiting[k]; ok {
+		w.retry = false
+		if !w.due.After(a.clock.Now()) {
+			w.due = time.Time{}
+		}
+		if w.due.IsZero() {
+			delete(a.waiting, k)
+		} else {
+			a.waiting[k] = w
+		}
+	}
+	a.changeLocked()
+}
+
+func (a *Activity) done() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inFlight--
+	a.changeLocked()
+}
