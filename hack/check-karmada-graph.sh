@@ -42,7 +42,9 @@ karmada_requires=$(go mod edit -json "${karmada_mod}" |
   awk '/"Path":/ {gsub(/[",]/, "", $2); p = $2} /"Version":/ {gsub(/[",]/, "", $2); print p, $2}')
 karmada_version_of() { awk -v m="$1" '$1 == m {print $2}' <<<"${karmada_requires}"; }
 
-library_packages=$(cd "${root}" && go list -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v '/examples/')
+# Internal packages cannot be imported from outside; the library packages
+# that use them bring them into the build.
+library_packages=$(cd "${root}" && go list -f '{{if .GoFiles}}{{.ImportPath}}{{end}}' ./... | grep -v -e '/examples/' -e '/internal/')
 
 cat >"${scratch}/go.mod" <<EOF
 module fleetover.test/karmadagraph
