@@ -291,28 +291,9 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 		// nothing to add, and no allocation to find that out.
 		return ClusterTaintDiff{}, nil
 	}
-	var ops []taintOp
+	var ops taintOps
 	var diff ClusterTaintDiff
 	var err error
-	// op records the net effect of the decisions on one key and effect, as
-	// if each were applied to the taint list in turn (as Karmada's
-	// controllers do): an add after an add changes nothing (the taint is
-	// there by then); an add after a removal puts a new taint at the end;
-	// a removal undoes anything before it.
-	op := func(key, value string, effect corev1.TaintEffect, add bool, timeAdded *metav1.Time) {
-		t := corev1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: timeAdded}
-		for i := range ops {
-			if ops[i].taint.Key == key && ops[i].taint.Effect == effect {
-				if add && ops[i].add {
-					return
-				}
-				ops = append(ops[:i], ops[i+1:]...)
-				ops = append(ops, taintOp{taint: t, add: add, fresh: add})
-				return
-			}
-		}
-		ops = append(ops, taintOp{taint: t, add: add})
-	}
 
 	notReady := orDefault(cfg.NotReadyTaintKey, TaintKeyClusterNotReady)
 	unreachable := orDefault(cfg.UnreachableTaintKey, TaintKeyClusterUnreachable)
@@ -324,15 +305,15 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	if ready == nil {
 		// Nothing is known yet (a cluster just joined): keep new workloads
 		// away, as Karmada's cluster controller does.
-		op(notReady, "", corev1.TaintEffectNoSchedule, true, nil)
+		ops.op(notReady, "", corev1.TaintEffectNoSchedule, true, nil)
 	} else {
 		switch ready.Status {
 		case metav1.ConditionTrue:
-			op(notReady, "", corev1.TaintEffectNoSchedule, false, nil)
-			op(unreachable, "", corev1.TaintEffectNoSchedule, false, nil)
+			ops.op(notReady, "", corev1.TaintEffectNoSchedule, false, nil)
+			ops.op(unreachable, "", corev1.TaintEffectNoSchedule, false, nil)
 			if cfg.NoExecuteAfterTimeout {
-				op(notReady, "", corev1.TaintEffectNoExecute, false, nil)
-				op(unreachable, "", corev1.TaintEffectNoExecute, false, nil)
+				ops.op(notReady, "", corev1.TaintEffectNoExecute, false, nil)
+				ops.op(unreachable, "", corev1.TaintEffectNoExecute, false, nil)
 			}
 		case metav1.ConditionFalse, metav1.ConditionUnknown:
 			own, other := notReady, unreachable
@@ -357,42 +338,96 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 					}
 				}
 			}
-			op(own, "", corev1.TaintEffectNoSchedule, true, carried.DeepCopy())
-			op(other, "", corev1.TaintEffectNoSchedule, false, nil)
+			ops.op(own, "", corev1.TaintEffectNoSchedule, true, carried.DeepCopy())
+			ops.op(other, "", corev1.TaintEffectNoSchedule, false, nil)
 			if cfg.NoExecuteAfterTimeout {
 				if prev := findTaint(current, other, corev1.TaintEffectNoExecute); prev >= 0 {
-					op(own, "", corev1.TaintEffectNoExecute, true, current[prev].TimeAdded.DeepCopy())
-					op(other, "", corev1.TaintEffectNoExecute, false, nil)
+					ops.op(own, "", corev1.TaintEffectNoExecute, true, current[prev].TimeAdded.DeepCopy())
+					ops.op(other, "", corev1.TaintEffectNoExecute, false, nil)
 				} else if since.IsZero() {
 					err = fmt.Errorf("%w: NoExecute taint %s not added", ErrMissingTransitionTime, own)
 				} else if due := since.Add(timeout); !now.Before(due) {
-					op(own, "", corev1.TaintEffectNoExecute, true, nil)
+					ops.op(own, "", corev1.TaintEffectNoExecute, true, nil)
 				} else {
 					diff.NextCheck = due
 				}
 			}
 		}
 	}
+	ops.policies(cfg.Policies, conditions)
+	ops.apply(&diff, current, now)
+	return diff, err
+}
 
-	order := make([]int, len(cfg.Policies))
+// ComputePolicyTaints returns the taints a cluster should carry under
+// policies alone: the part of ComputeClusterTaints that Policies drive,
+// for a controller that leaves the health taints to another one (as
+// Karmada's ClusterTaintPolicy controller leaves them to its cluster
+// controller). Every other taint is kept as it is; the diff follows the
+// rules of ComputeClusterTaints (order by Name, TimeAdded = now on new
+// taints and on kept NoExecute taints without one, existing TimeAdded
+// kept, a taint removed and added back unchanged kept as it was). It is a
+// pure function.
+func ComputePolicyTaints(policies []ConditionTaintPolicy, conditions []metav1.Condition, current []corev1.Taint, now time.Time) ClusterTaintDiff {
+	var ops taintOps
+	ops.policies(policies, conditions)
+	var diff ClusterTaintDiff
+	if len(ops) == 0 && !missingTimeAdded(current) {
+		return diff
+	}
+	ops.apply(&diff, current, now)
+	return diff
+}
+
+// taintOps are the net decisions on a cluster's taints, one per key and
+// effect, in the order they were decided.
+type taintOps []taintOp
+
+// op records the net effect of the decisions on one key and effect, as if
+// each were applied to the taint list in turn (as Karmada's controllers
+// do): an add after an add changes nothing (the taint is there by then);
+// an add after a removal puts a new taint at the end; a removal undoes
+// anything before it.
+func (ops *taintOps) op(key, value string, effect corev1.TaintEffect, add bool, timeAdded *metav1.Time) {
+	t := corev1.Taint{Key: key, Value: value, Effect: effect, TimeAdded: timeAdded}
+	for i := range *ops {
+		if (*ops)[i].taint.Key == key && (*ops)[i].taint.Effect == effect {
+			if add && (*ops)[i].add {
+				return
+			}
+			*ops = append((*ops)[:i], (*ops)[i+1:]...)
+			*ops = append(*ops, taintOp{taint: t, add: add, fresh: add})
+			return
+		}
+	}
+	*ops = append(*ops, taintOp{taint: t, add: add})
+}
+
+// policies records what the policies decide for conditions, in the order
+// of their names.
+func (ops *taintOps) policies(policies []ConditionTaintPolicy, conditions []metav1.Condition) {
+	order := make([]int, len(policies))
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return cfg.Policies[order[a]].Name < cfg.Policies[order[b]].Name })
+	sort.SliceStable(order, func(a, b int) bool { return policies[order[a]].Name < policies[order[b]].Name })
 	for _, i := range order {
-		p := &cfg.Policies[i]
+		p := &policies[i]
 		if allMatch(p.AddOnConditions, conditions) {
 			for _, t := range p.Taints {
-				op(t.Key, t.Value, t.Effect, true, nil)
+				ops.op(t.Key, t.Value, t.Effect, true, nil)
 			}
 		}
 		if allMatch(p.RemoveOnConditions, conditions) {
 			for _, t := range p.Taints {
-				op(t.Key, t.Value, t.Effect, false, nil)
+				ops.op(t.Key, t.Value, t.Effect, false, nil)
 			}
 		}
 	}
+}
 
+// apply fills diff with the result of ops on current.
+func (ops taintOps) apply(diff *ClusterTaintDiff, current []corev1.Taint, now time.Time) {
 	nowT := metav1.NewTime(now)
 	result := make([]corev1.Taint, 0, len(current)+len(ops))
 	for i := range current {
@@ -429,7 +464,16 @@ func ComputeClusterTaints(cfg ClusterTaintConfig, conditions []metav1.Condition,
 	}
 	diff.Result = result
 	diff.Changed = len(diff.ToAdd)+len(diff.ToRemove)+len(diff.Stamped) > 0
-	return diff, err
+}
+
+// missingTimeAdded reports whether a NoExecute taint lacks its TimeAdded.
+func missingTimeAdded(taints []corev1.Taint) bool {
+	for i := range taints {
+		if taints[i].Effect == corev1.TaintEffectNoExecute && (taints[i].TimeAdded == nil || taints[i].TimeAdded.IsZero()) {
+			return true
+		}
+	}
+	return false
 }
 
 // healthyWithNothingToAdd reports that the cluster is Ready and no policy

@@ -397,3 +397,50 @@ func TestComputeClusterTaintsReadyClusterDoesNotAllocate(t *testing.T) {
 		t.Fatalf("matching policy: %+v %v", d, err)
 	}
 }
+
+// ComputePolicyTaints applies the policies alone: the health taints stay as
+// another controller left them, and a taint a later policy removes and an
+// earlier one adds back keeps its TimeAdded (Karmada stamps it anew).
+func TestComputePolicyTaints(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	earlier := metav1.NewTime(now.Add(-10 * time.Minute))
+	notReady := []metav1.Condition{{Type: failover.ConditionTypeReady, Status: metav1.ConditionFalse}}
+	ready := []metav1.Condition{{Type: failover.ConditionTypeReady, Status: metav1.ConditionTrue}}
+	inFalseOrUnknown := []failover.ConditionMatch{{ConditionType: failover.ConditionTypeReady, Operator: failover.MatchIn,
+		StatusValues: []metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionUnknown}}}
+	inTrue := []failover.ConditionMatch{{ConditionType: failover.ConditionTypeReady, Operator: failover.MatchIn,
+		StatusValues: []metav1.ConditionStatus{metav1.ConditionTrue}}}
+	noExecute := corev1.Taint{Key: failover.TaintKeyClusterNotReady, Effect: corev1.TaintEffectNoExecute}
+	policy := failover.ConditionTaintPolicy{Name: "not-ready", AddOnConditions: inFalseOrUnknown, RemoveOnConditions: inTrue, Taints: []corev1.Taint{noExecute}}
+	healthTaint := corev1.Taint{Key: failover.TaintKeyClusterNotReady, Effect: corev1.TaintEffectNoSchedule, TimeAdded: &earlier}
+
+	added := failover.ComputePolicyTaints([]failover.ConditionTaintPolicy{policy}, notReady, []corev1.Taint{healthTaint}, now)
+	if !added.Changed || len(added.ToAdd) != 1 || !added.ToAdd[0].TimeAdded.Time.Equal(now) || len(added.Result) != 2 || !added.Result[0].MatchTaint(&healthTaint) {
+		t.Fatalf("not ready: %+v, want the NoExecute taint added at now beside the health taint", added)
+	}
+	if again := failover.ComputePolicyTaints([]failover.ConditionTaintPolicy{policy}, notReady, added.Result, now.Add(time.Minute)); again.Changed {
+		t.Fatalf("a second look changed %v", again.Result)
+	}
+	removed := failover.ComputePolicyTaints([]failover.ConditionTaintPolicy{policy}, ready, added.Result, now)
+	if !removed.Changed || len(removed.Result) != 1 || !removed.Result[0].MatchTaint(&healthTaint) {
+		t.Fatalf("ready again: %+v, want only the health taint left (it is the cluster controller's)", removed.Result)
+	}
+	if none := failover.ComputePolicyTaints(nil, notReady, []corev1.Taint{healthTaint}, now); none.Changed {
+		t.Fatalf("no policy changed the taints: %+v", none)
+	}
+	stamped := failover.ComputePolicyTaints(nil, notReady, []corev1.Taint{{Key: "user", Effect: corev1.TaintEffectNoExecute}}, now)
+	if !stamped.Changed || len(stamped.Stamped) != 1 || !stamped.Result[0].TimeAdded.Time.Equal(now) {
+		t.Fatalf("an unstamped NoExecute taint: %+v, want it stamped so its countdown persists", stamped)
+	}
+
+	// "a" removes the taint on Ready=False, "b" adds it back: the net
+	// effect keeps the taint there, with its first TimeAdded.
+	remover := failover.ConditionTaintPolicy{Name: "a", AddOnConditions: inTrue, RemoveOnConditions: inFalseOrUnknown, Taints: []corev1.Taint{noExecute}}
+	adder := failover.ConditionTaintPolicy{Name: "b", AddOnConditions: inFalseOrUnknown, Taints: []corev1.Taint{noExecute}}
+	kept := noExecute
+	kept.TimeAdded = &earlier
+	both := failover.ComputePolicyTaints([]failover.ConditionTaintPolicy{adder, remover}, notReady, []corev1.Taint{kept}, now)
+	if both.Changed {
+		t.Fatalf("remove then add back: %+v, want the taint kept with TimeAdded %v", both.Result, earlier)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -289,6 +290,90 @@ func FuzzClusterHealthObserveStatus(f *testing.F) {
 		if !ok || got.Type != failover.ConditionTypeReady || got.Status != posted.Status || got.Reason != posted.Reason ||
 			got.Message != posted.Message || got.LastTransitionTime.After(clk.Now()) {
 			t.Fatalf("published %+v for %+v", got, posted)
+		}
+	})
+}
+
+// FuzzComputePolicyTaints: under any conditions, taints and pair of
+// policies, the result keeps every taint no policy names as it was,
+// stamps every NoExecute taint, holds no key and effect twice, and is a
+// fixed point.
+func FuzzComputePolicyTaints(f *testing.F) {
+	f.Add(uint8(2), uint16(0b101), uint8(0b0110), false)
+	f.Add(uint8(1), uint16(0b1111), uint8(0b1001), true)
+	f.Add(uint8(3), uint16(0), uint8(0xff), false)
+	f.Fuzz(func(t *testing.T, status uint8, present uint16, policyBits uint8, sameKey bool) {
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		statuses := []metav1.ConditionStatus{"", metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown}
+		var conds []metav1.Condition
+		if s := statuses[int(status)%len(statuses)]; s != "" {
+			conds = []metav1.Condition{{Type: failover.ConditionTypeReady, Status: s}}
+		}
+		keys := []string{failover.TaintKeyClusterNotReady, "maintenance", "other"}
+		effects := []corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectNoExecute}
+		var current []corev1.Taint
+		bit := 0
+		for _, k := range keys {
+			for _, e := range effects {
+				if present&(1<<bit) != 0 {
+					tn := corev1.Taint{Key: k, Effect: e, Value: "v"}
+					if present&(1<<(bit+8)) != 0 {
+						tn.TimeAdded = &metav1.Time{Time: now.Add(-time.Hour)}
+					}
+					current = append(current, tn)
+				}
+				bit++
+			}
+		}
+		match := func(b uint8) []failover.ConditionMatch {
+			if b&1 == 0 {
+				return nil
+			}
+			op := failover.MatchIn
+			if b&2 != 0 {
+				op = failover.MatchNotIn
+			}
+			return []failover.ConditionMatch{{ConditionType: failover.ConditionTypeReady, Operator: op,
+				StatusValues: []metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionUnknown}}}
+		}
+		second := "maintenance"
+		if !sameKey {
+			second = failover.TaintKeyClusterNotReady
+		}
+		policies := []failover.ConditionTaintPolicy{
+			{Name: "a", AddOnConditions: match(policyBits), RemoveOnConditions: match(policyBits >> 2),
+				Taints: []corev1.Taint{{Key: "maintenance", Effect: corev1.TaintEffectNoExecute}}},
+			{Name: "b", AddOnConditions: match(policyBits >> 4), RemoveOnConditions: match(policyBits >> 6),
+				Taints: []corev1.Taint{{Key: second, Effect: corev1.TaintEffectNoExecute, Value: "v"}}},
+		}
+		diff := failover.ComputePolicyTaints(policies, conds, current, now)
+		result := diff.Result
+		if !diff.Changed {
+			result = current
+		}
+		seen := map[string]bool{}
+		for _, tn := range result {
+			if diff.Changed && tn.Effect == corev1.TaintEffectNoExecute && (tn.TimeAdded == nil || tn.TimeAdded.IsZero()) {
+				t.Fatalf("unstamped NoExecute taint in result: %v", tn)
+			}
+			id := tn.Key + ":" + string(tn.Effect)
+			if seen[id] {
+				t.Fatalf("duplicate %s in %v", id, result)
+			}
+			seen[id] = true
+		}
+		for _, tn := range current {
+			named := tn.Effect == corev1.TaintEffectNoExecute && (tn.Key == "maintenance" || tn.Key == second)
+			if named || tn.Effect == corev1.TaintEffectNoExecute {
+				continue
+			}
+			if !slices.ContainsFunc(result, func(r corev1.Taint) bool { return r.MatchTaint(&tn) }) {
+				t.Fatalf("taint %v that no policy names is gone: %v", tn, result)
+			}
+		}
+		again := failover.ComputePolicyTaints(policies, conds, result, now)
+		if again.Changed {
+			t.Fatalf("not idempotent: %v then %v", result, again.Result)
 		}
 	})
 }

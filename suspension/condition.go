@@ -66,7 +66,15 @@ type ConditionUpdate struct {
 // meta.SetStatusCondition would put there, so a caller's clock is the only
 // source of time. A nil conditions pointer changes nothing.
 func SetDispatchingCondition(conditions *[]metav1.Condition, s *Suspension, cluster string, observedGeneration int64, now time.Time) ConditionUpdate {
-	want := DispatchingCondition(s, cluster, observedGeneration)
+	return ApplyDispatchingCondition(conditions, DispatchingCondition(s, cluster, observedGeneration), now)
+}
+
+// ApplyDispatchingCondition puts want, a Dispatching condition as
+// DispatchingCondition returns it (its message reworded if the caller
+// speaks another system's words, say), into conditions by the rules of
+// SetDispatchingCondition, and reports what changed. want's
+// LastTransitionTime is ignored: now is used when the status flips.
+func ApplyDispatchingCondition(conditions *[]metav1.Condition, want metav1.Condition, now time.Time) ConditionUpdate {
 	want.LastTransitionTime = metav1.NewTime(now)
 	update := ConditionUpdate{Suspended: want.Status == metav1.ConditionFalse}
 	if conditions == nil {

@@ -42,6 +42,8 @@ type activityKey struct {
 type waitingItem struct {
 	due   time.Time
 	retry bool
+	// release hands the item to its queue now.
+	release func()
 }
 
 // NewActivity returns an Activity that reads due times from clk, the fake
@@ -136,9 +138,32 @@ func (a *Activity) added() {
 	a.changeLocked()
 }
 
+// ReleaseDue hands every queue the looks that are due on the clock and
+// not delivered yet. The delaying queue under a fake clock can miss a
+// step: it arms its timer from the time it last read, and a step between
+// that read and the arming puts the timer a step late. A caller that
+// steps the clock and waits for the controllers calls it after each
+// step; a look it hands over early is delivered again later, which a
+// reconcile takes as one more look.
+func (a *Activity) ReleaseDue() {
+	a.mu.Lock()
+	now := a.clock.Now()
+	var due []func()
+	for _, w := range a.waiting {
+		if !w.retry && !w.due.IsZero() && !w.due.After(now) && w.release != nil {
+			due = append(due, w.release)
+		}
+	}
+	a.mu.Unlock()
+	for _, release := range due {
+		release()
+	}
+}
+
 // scheduled records a look at item due at due (the earliest request wins,
-// as in the delaying queue), or an error retry.
-func (a *Activity) scheduled(q lengther, item any, due time.Time, retry bool) {
+// as in the delaying queue), or an error retry; release hands the item to
+// its queue at once.
+func (a *Activity) scheduled(q lengther, item any, due time.Time, retry bool, release func()) {
 	if a == nil {
 		return
 	}
@@ -152,6 +177,7 @@ func (a *Activity) scheduled(q lengther, item any, due time.Time, retry bool) {
 	case !ok || w.due.IsZero() || due.Before(w.due):
 		w.due = due
 	}
+	w.release = release
 	a.waiting[k] = w
 	a.changeLocked()
 }

@@ -15,6 +15,7 @@ import (
 
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
@@ -30,8 +31,8 @@ import (
 type ApplicationFailoverController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Kind is the binding kind it reconciles.
 	Kind BindingKind
 	// Detector configures the detector (Karmada-compatible switches).
@@ -41,6 +42,13 @@ type ApplicationFailoverController struct {
 	Health *health.Registry
 	// Rules caches compiled state-preservation rules; nil compiles each time.
 	Rules *RuleCache
+	// PreserveState extracts the state a policy preserves at the eviction
+	// (Karmada's StatefulFailoverInjection gate); off, no state is read.
+	PreserveState bool
+	// RefuseGracefulPurge refuses evictions whose purge mode is Gracefully,
+	// as Karmada does with its GracefulEviction gate off: a Warning event
+	// says so and the workload stays.
+	RefuseGracefulPurge bool
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
@@ -48,7 +56,7 @@ type ApplicationFailoverController struct {
 
 // SetupWithManager registers the controller.
 func (a *ApplicationFailoverController) SetupWithManager(mgr manager.Manager, name string) error {
-	return setupController(mgr, name, a.Kind.NewObject(), a.Clock, a.Activity, a)
+	return setupController(mgr, name, a.Kind.NewObject(), a.Clock, a.Queue, a)
 }
 
 // workloadHealth is the health view of the binding's aggregated status:
@@ -157,8 +165,12 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 			d.warnings = append(d.warnings, err.Error())
 		}
 		for _, e := range det.Evictions {
+			if a.RefuseGracefulPurge && e.PurgeMode.Normalize() == eviction.PurgeGracefully {
+				d.warnings = append(d.warnings, fmt.Sprintf("eviction from %s refused: the GracefulEviction feature gate must be enabled when purgeMode is %s", e.FromCluster, e.PurgeMode))
+				continue
+			}
 			var state map[string]string
-			if policy.StatePreservation != nil {
+			if a.PreserveState && policy.StatePreservation != nil {
 				s, err := extractState(a.Rules, policy.StatePreservation, status, e.FromCluster)
 				if err != nil {
 					d.warnings = append(d.warnings, fmt.Sprintf("eviction from %s waits: %v", e.FromCluster, err))
@@ -202,6 +214,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 		a.Events.event(rb, corev1.EventTypeWarning, "ApplicationFailoverWaits", "%s", w)
 	}
 	for _, e := range d.evicted {
+		a.Events.evicted(rb, e.FromCluster)
 		a.Events.event(rb, corev1.EventTypeWarning, e.Reason, "evicted from cluster %s: %s", e.FromCluster, e.Message)
 	}
 	return a.Schedule.Result(req.NamespacedName, now, d.next), nil

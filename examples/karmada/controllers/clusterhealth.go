@@ -53,8 +53,8 @@ func (f ProberFunc) Probe(ctx context.Context, cluster *clusterv1alpha1.Cluster)
 type ClusterHealthController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Tracker holds the debounce state; its clock must be Clock.
 	Tracker failover.ClusterHealthTracker
 	// Taints configures the health taints (NoExecute after a timeout, keys).
@@ -63,6 +63,17 @@ type ClusterHealthController struct {
 	Prober Prober
 	// ProbeInterval defaults to DefaultProbeInterval.
 	ProbeInterval time.Duration
+	// MonitorPeriod, when positive, bounds the time between two looks at
+	// a cluster (Karmada's --cluster-monitor-period); the looks that are
+	// due (a silence deadline, a probe) come when they are due anyway.
+	MonitorPeriod time.Duration
+	// WithoutProbes leaves push-mode clusters unprobed (Karmada's
+	// clusterStatus controller off): nothing is heard from them, so they
+	// turn Unknown after the monitor grace period.
+	WithoutProbes bool
+	// WithoutTaints leaves the health taints alone (Karmada's cluster
+	// controller off); the Ready condition is still kept.
+	WithoutTaints bool
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
@@ -81,7 +92,7 @@ func (c *ClusterHealthController) SetupWithManager(mgr manager.Manager, name str
 		// Ready condition is the exception: its agent posts it.
 		For(&clusterv1alpha1.Cluster{}, ctrl.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, pulledReadyChanged()))).
 		Watches(&coordinationv1.Lease{}, handler.EnqueueRequestsFromMapFunc(clusterOfLease)).
-		WithOptions(controllerOptions(c.Clock, c.Activity)).
+		WithOptions(controllerOptions(c.Clock, c.Queue)).
 		Complete(c)
 }
 
@@ -142,8 +153,11 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 
 	next, _ := c.Tracker.NextCheck(cluster.Name)
 	next = earliest(next, nextTaints)
-	if cluster.Spec.SyncMode == clusterv1alpha1.Push {
+	if cluster.Spec.SyncMode == clusterv1alpha1.Push && !c.WithoutProbes {
 		next = earliest(next, now.Add(c.probeInterval()))
+	}
+	if c.MonitorPeriod > 0 {
+		next = earliest(next, now.Add(c.MonitorPeriod))
 	}
 	return c.Schedule.Result(req.NamespacedName, now, next), nil
 }
@@ -189,6 +203,10 @@ func (c *ClusterHealthController) observe(ctx context.Context, cluster *clusterv
 			return nil, err
 		}
 	default:
+		if c.WithoutProbes {
+			// Nothing is heard: the tracker's silence rule decides.
+			break
+		}
 		result := failover.ProbeResult{Message: "no prober configured"}
 		if c.Prober != nil {
 			result = c.Prober.Probe(ctx, cluster)
@@ -309,17 +327,23 @@ func (c *ClusterHealthController) writeReady(ctx context.Context, name string, r
 func (c *ClusterHealthController) writeTaintsAndState(ctx context.Context, name string, now time.Time) (time.Time, error) {
 	var next time.Time
 	var taintErr error
+	var tainted []corev1.Taint
+	taintsChanged := false
 	state, _ := c.Tracker.Export(name)
 	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	err := patchObject(ctx, c.Client, cl, func(client.Object) bool {
 		changed := false
-		diff, err := failover.ComputeClusterTaints(c.Taints, cl.Status.Conditions, cl.Spec.Taints, now)
-		// The rest of the diff is still valid (see ErrMissingTransitionTime).
-		taintErr = err
-		next = diff.NextCheck
-		if diff.Changed {
-			cl.Spec.Taints = diff.Result
-			changed = true
+		tainted, taintsChanged = nil, false
+		if !c.WithoutTaints {
+			diff, err := failover.ComputeClusterTaints(c.Taints, cl.Status.Conditions, cl.Spec.Taints, now)
+			// The rest of the diff is still valid (see ErrMissingTransitionTime).
+			taintErr = err
+			next = diff.NextCheck
+			if diff.Changed {
+				cl.Spec.Taints = diff.Result
+				tainted, taintsChanged = diff.Result, true
+				changed = true
+			}
 		}
 		if setClusterHealthState(cl, state) {
 			changed = true
@@ -330,7 +354,11 @@ func (c *ClusterHealthController) writeTaintsAndState(ctx context.Context, name 
 		c.Events.event(cl, corev1.EventTypeWarning, "TaintComputation", "%v", taintErr)
 	}
 	if err != nil {
+		c.Events.event(cl, corev1.EventTypeWarning, EventReasonTaintClusterFailed, "%v", err)
 		return time.Time{}, fmt.Errorf("cluster %q taints: %w", name, err)
+	}
+	if taintsChanged {
+		c.Events.event(cl, corev1.EventTypeNormal, EventReasonTaintClusterSucceed, "Taint cluster succeed: %s.", taintsMessage(tainted))
 	}
 	return next, nil
 }

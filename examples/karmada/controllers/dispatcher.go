@@ -48,8 +48,8 @@ type WorkDispatcher struct {
 	// Clock stamps the Dispatching condition's transition time and times
 	// the next look at a held dispatch (the Directly escape).
 	Clock clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Events receives a "DispatchingChanged" event when the Dispatching
 	// condition of a Work flips; nil records nothing.
 	Events *EventSink
@@ -71,7 +71,7 @@ func (d *WorkDispatcher) SetupWithManager(mgr ctrl.Manager, name string) error {
 		Named(name).
 		For(d.Kind.NewObject()).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork(d.Kind))).
-		WithOptions(controllerOptions(d.Clock, d.Activity)).
+		WithOptions(controllerOptions(d.Clock, d.Queue)).
 		Complete(d)
 }
 
@@ -346,20 +346,33 @@ func (d *WorkDispatcher) setDispatchingCondition(ctx context.Context, key types.
 		if suspension.ShouldDispatch(s, cluster) && meta.FindStatusCondition(work.Status.Conditions, suspension.ConditionDispatching) == nil {
 			return false
 		}
-		update = suspension.SetDispatchingCondition(&work.Status.Conditions, s, cluster, work.Generation, d.Clock.Now())
+		// The library's reasons are Karmada's; the message is the one
+		// Karmada's execution controller writes.
+		want := suspension.DispatchingCondition(s, cluster, work.Generation)
+		want.Message = workDispatchingMessage(want.Status == metav1.ConditionFalse)
+		update = suspension.ApplyDispatchingCondition(&work.Status.Conditions, want, d.Clock.Now())
 		return update.Changed
 	})
 	if err != nil {
 		return err
 	}
 	if update.Transitioned {
-		reason := suspension.ReasonDispatching
-		if update.Suspended {
-			reason = suspension.ReasonSuspendDispatching
-		}
-		d.Events.event(work, corev1.EventTypeNormal, reason, "Dispatching to cluster %s: suspended=%t", cluster, update.Suspended)
+		d.Events.event(work, corev1.EventTypeNormal, EventReasonWorkDispatching, "%s", workDispatchingMessage(update.Suspended))
 	}
 	return nil
+}
+
+// Karmada's messages of a Work's Dispatching condition and event.
+const (
+	workSuspendedMessage  = "Work dispatching is in a suspended state."
+	workDispatchedMessage = "Work is being dispatched to member clusters."
+)
+
+func workDispatchingMessage(suspended bool) string {
+	if suspended {
+		return workSuspendedMessage
+	}
+	return workDispatchedMessage
 }
 
 func (d *WorkDispatcher) works(ctx context.Context, rb client.Object) ([]workv1alpha1.Work, error) {

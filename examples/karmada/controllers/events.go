@@ -1,8 +1,22 @@
 package controllers
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
+)
+
+// Karmada's event reasons where fleetover's controllers do what Karmada's
+// do, so that alerts and tools written for Karmada keep working.
+const (
+	// EventReasonEvictWorkloadFromClusterSucceed: a workload left a
+	// cluster (cluster or application failover), on the binding and on
+	// its resource template.
+	EventReasonEvictWorkloadFromClusterSucceed = "EvictWorkloadFromClusterSucceed"
+	// EventReasonWorkDispatching: a Work's dispatching was suspended or
+	// resumed.
+	EventReasonWorkDispatching = "WorkDispatching"
 )
 
 // EventSink records Kubernetes events through controller-runtime's event
@@ -26,4 +40,15 @@ func (s *EventSink) eventWithAction(obj runtime.Object, eventType, reason, actio
 		return
 	}
 	s.Recorder.Eventf(obj, nil, eventType, reason, action, format, args...)
+}
+
+// evicted records Karmada's eviction event, in Karmada's words, on the
+// binding and on the resource template it binds.
+func (s *EventSink) evicted(binding client.Object, cluster string) {
+	s.event(binding, corev1.EventTypeNormal, EventReasonEvictWorkloadFromClusterSucceed, "Evict from cluster %s succeed.", cluster)
+	if spec := bindingSpec(binding); spec != nil {
+		r := spec.Resource
+		ref := &corev1.ObjectReference{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+		s.event(ref, corev1.EventTypeNormal, EventReasonEvictWorkloadFromClusterSucceed, "Evict from cluster %s succeed.", cluster)
+	}
 }

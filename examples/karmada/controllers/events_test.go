@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -25,7 +26,9 @@ type eventLog struct {
 
 func (l *eventLog) Eventf(regarding, _ runtime.Object, eventtype, reason, action, note string, args ...any) {
 	name := "?"
-	if m, err := meta.Accessor(regarding); err == nil {
+	if ref, ok := regarding.(*corev1.ObjectReference); ok {
+		name = ref.Namespace + "/" + ref.Name
+	} else if m, err := meta.Accessor(regarding); err == nil {
 		name = m.GetNamespace() + "/" + m.GetName()
 	}
 	l.mu.Lock()

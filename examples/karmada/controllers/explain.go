@@ -51,8 +51,8 @@ type ExplainConfig struct {
 // its own.
 func (cfg Config) ExplainConfig() ExplainConfig {
 	return ExplainConfig{
-		ClusterFailover:         controllerEnabled("taintManager", cfg.Controllers),
-		ApplicationFailover:     controllerEnabled("applicationFailover", cfg.Controllers),
+		ClusterFailover:         controllerEnabled(ControllerTaintManager, cfg.Controllers),
+		ApplicationFailover:     controllerEnabled(ControllerApplicationFailover, cfg.Controllers),
 		ClusterFailoverDefaults: cfg.ClusterFailover,
 		DefaultTolerations:      cfg.DefaultTolerations,
 		Tolerations:             cfg.Tolerations,

@@ -128,8 +128,8 @@ func clusterExplanationChanged() predicate.Predicate {
 type FailoverConditionController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Kind is the binding kind it reconciles.
 	Kind       BindingKind
 	Conditions *FailoverConditions
@@ -142,7 +142,7 @@ func (r *FailoverConditionController) SetupWithManager(mgr manager.Manager, name
 	return explanationWatches(builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(r.Kind.NewObject()).
-		WithOptions(controllerOptions(r.Clock, r.Activity)), r.Client, r.Kind).
+		WithOptions(controllerOptions(r.Clock, r.Queue)), r.Client, r.Kind).
 		Complete(r)
 }
 

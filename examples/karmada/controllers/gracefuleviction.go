@@ -28,8 +28,8 @@ import (
 type GracefulEvictionController struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Kind is the binding kind it reconciles.
 	Kind BindingKind
 	// Options tune the assessment (global timeout, Karmada-compatible
@@ -58,7 +58,7 @@ func (g *GracefulEvictionController) SetupWithManager(mgr manager.Manager, name 
 		Named(name).
 		For(g.Kind.NewObject()).
 		Watches(&workv1alpha1.Work{}, handler.EnqueueRequestsFromMapFunc(bindingOfWork(g.Kind))).
-		WithOptions(controllerOptions(g.Clock, g.Activity)).
+		WithOptions(controllerOptions(g.Clock, g.Queue)).
 		Complete(g)
 }
 

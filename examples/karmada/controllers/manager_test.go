@@ -1,23 +1,31 @@
 package controllers_test
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
@@ -65,29 +73,101 @@ func (f *fixture) renewLeaseNow(cluster string) {
 	}
 }
 
-// The binary, started against the API server with Karmada's flag names,
-// elects itself leader, serves its health endpoint, and fails a binding
-// over from a cluster with an untolerated NoExecute taint.
-func TestControllerManagerFailsOverABinding(t *testing.T) {
+// karmadaDeployArgs reads the arguments of karmada-controller-manager in
+// Karmada's own deploy file (artifacts/deploy/karmada-controller-manager.yaml
+// of the module at karmadaBesideVersion), without the binary's path.
+func karmadaDeployArgs(t *testing.T) []string {
+	t.Helper()
+	dir, err := moduleDir(karmadaBesideModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "artifacts", "deploy", "karmada-controller-manager.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == "karmada-controller-manager" && len(c.Command) > 1 {
+			return c.Command[1:]
+		}
+	}
+	t.Fatalf("no karmada-controller-manager container command in %s", dir)
+	return nil
+}
+
+// writeKubeconfig writes a kubeconfig for the test API server.
+func writeKubeconfig(t *testing.T) string {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["karmada"] = &clientcmdapi.Cluster{Server: restConfig.Host, CertificateAuthorityData: restConfig.CAData}
+	cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{ClientCertificateData: restConfig.CertData, ClientKeyData: restConfig.KeyData, Token: restConfig.BearerToken}
+	cfg.Contexts["karmada"] = &clientcmdapi.Context{Cluster: "karmada", AuthInfo: "admin"}
+	cfg.CurrentContext = "karmada"
+	path := filepath.Join(t.TempDir(), "karmada.config")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The binary, started with the arguments of Karmada's own deploy file for
+// karmada-controller-manager (the kubeconfig path and the pod's address
+// filled in, and the leader election Lease kept in the test's namespace),
+// means what Karmada means by them: every gate on (AllAlpha, AllBeta),
+// NoExecute eviction on, the status update frequency as the probe
+// interval, JSON logs at -v=4, Karmada's controllers it does not run
+// logged. It elects itself leader, serves its health endpoint, and fails
+// a binding over from a cluster with an untolerated NoExecute taint.
+func TestControllerManagerRunsWithKarmadasDeployArguments(t *testing.T) {
 	f := newFixture(t, nil)
+	healthAddr := freeAddress(t)
+	var args []string
+	for _, a := range karmadaDeployArgs(t) {
+		switch {
+		case strings.HasPrefix(a, "--kubeconfig="):
+			a = "--kubeconfig=" + writeKubeconfig(t)
+		case strings.HasPrefix(a, "--metrics-bind-address="):
+			a = "--metrics-bind-address=0"
+		case strings.HasPrefix(a, "--health-probe-bind-address="):
+			a = "--health-probe-bind-address=" + healthAddr
+		}
+		args = append(args, a)
+	}
+	args = append(args, "--leader-elect-resource-namespace="+f.ns)
+	t.Logf("karmada-controller-manager's deploy arguments: %q", args)
 	o := app.NewOptions()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	o.AddFlags(fs)
-	healthAddr := freeAddress(t)
-	if err := fs.Parse([]string{
-		"--feature-gates=Failover=true",
-		"--enable-no-execute-taint-eviction=true",
-		"--metrics-bind-address=0",
-		"--health-probe-bind-address=" + healthAddr,
-		"--leader-elect-resource-namespace=" + f.ns,
-	}); err != nil {
+	if err := o.Parse(args); err != nil {
+		t.Fatalf("Karmada's own arguments are refused: %v", err)
+	}
+	gates := o.Karmada.FeatureGates
+	if !gates.Enabled(app.GateFailover) || !gates.Enabled(app.GateStatefulFailoverInjection) || !gates.Enabled(app.GateGracefulEviction) {
+		t.Errorf("gates %s: AllAlpha=true,AllBeta=true turns every gate on", gates.Effective())
+	}
+	c := o.Config()
+	for _, name := range []string{controllers.ControllerTaintManager, controllers.ControllerClusterTaintPolicy, controllers.ControllerGracefulEviction,
+		controllers.ControllerApplicationFailover, controllers.ControllerBinding} {
+		if !slices.Contains(c.Controllers, name) {
+			t.Errorf("controllers %v: want %s", c.Controllers, name)
+		}
+	}
+	if c.ProbeInterval != 10*time.Second || !c.StatefulFailoverInjection || c.ClusterFailover.PurgeMode != eviction.PurgeGracefully {
+		t.Errorf("config: probe interval %v (want --cluster-status-update-frequency=10s), injection %t, purge mode %q", c.ProbeInterval, c.StatefulFailoverInjection, c.ClusterFailover.PurgeMode)
+	}
+	if notRun := o.NotRun(); !slices.Contains(notRun, "hpaScaleTargetMarker") || !slices.Contains(notRun, "deploymentReplicasSyncer") || !slices.Contains(notRun, "execution") {
+		t.Errorf("controllers left to Karmada: %v, want hpaScaleTargetMarker, deploymentReplicasSyncer (named) and execution (by *)", notRun)
+	}
+	var logs bytes.Buffer
+	var logsMu sync.Mutex
+	log := app.NewLogger(o, &lockedWriter{w: &logs, mu: &logsMu})
+	cfg, err := app.RESTConfig(o)
+	if err != nil {
 		t.Fatal(err)
-	}
-	if o.ResourceEvictionRate != app.KarmadaResourceEvictionRate || o.FeatureGates[app.GateStatefulFailoverInjection] {
-		t.Fatalf("Karmada's defaults not kept: rate %v, gates %v", o.ResourceEvictionRate, o.FeatureGates)
-	}
-	if err := fs.Parse([]string{"--feature-gates=Failover=maybe"}); err == nil {
-		t.Fatal("an invalid feature gate value was accepted")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -97,7 +177,7 @@ func TestControllerManagerFailsOverABinding(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := app.Run(ctx, restConfig, o, logr.Discard(), func(c *controllers.Controllers) {
+		if err := app.Run(ctx, cfg, o, log, func(c *controllers.Controllers) {
 			mu.Lock()
 			ctrls = c
 			mu.Unlock()
@@ -126,6 +206,12 @@ func TestControllerManagerFailsOverABinding(t *testing.T) {
 		t.Fatal("the binary did not set up the taint manager")
 	}
 	mu.Unlock()
+	logsMu.Lock()
+	logged := logs.String()
+	logsMu.Unlock()
+	if !strings.Contains(logged, `"msg":"controllers left to karmada-controller-manager`) || !strings.Contains(logged, "hpaScaleTargetMarker") {
+		t.Errorf("the JSON log does not name the controllers left to Karmada:\n%s", logged)
+	}
 
 	from, to := f.clusterName("a"), f.clusterName("b")
 	f.createCluster(from, clusterv1alpha1.Pull)
@@ -154,4 +240,16 @@ func TestControllerManagerFailsOverABinding(t *testing.T) {
 		t.Fatalf("task = %+v, want TaintUntolerated with the default purge mode Gracefully", task)
 	}
 	f.waitWork(rb, to, true)
+}
+
+// lockedWriter serializes the writes of the manager's goroutines.
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

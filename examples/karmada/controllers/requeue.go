@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -72,19 +73,58 @@ func (s *Schedule) Pending(key types.NamespacedName) (time.Time, bool) {
 // dueNow is the RequeueAfter of a look that is already due.
 const dueNow = time.Nanosecond
 
-// controllerOptions returns the options of every controller: with a clock
-// other than the real one (a test's fake clock), the controller's queue
-// waits for RequeueAfter on that clock, so stepping it triggers the looks
-// that fall due; retries after errors keep the real clock's backoff.
-func controllerOptions(clk clock.PassiveClock, activity *Activity) controller.Options {
-	opts := controller.Options{}
+// QueueOptions tune a controller's work queue and workers. The zero value
+// is controller-runtime's defaults.
+type QueueOptions struct {
+	// Activity, when set, follows the queue (see Activity); used only
+	// with a fake clock.
+	Activity *Activity
+	// MaxConcurrentReconciles is how many objects the controller works on
+	// at once; zero is one.
+	MaxConcurrentReconciles int
+	// RateLimiter paces the retries after errors; zero fields are
+	// controller-runtime's default.
+	RateLimiter RateLimiterOptions
+}
+
+// RateLimiterOptions configure the retry backoff of every controller's
+// queue, as karmada-controller-manager's --rate-limiter-* flags do: an
+// exponential per-object delay from BaseDelay up to MaxDelay, and no more
+// than QPS retries a second after a burst of BucketSize. The zero value is
+// controller-runtime's default limiter.
+type RateLimiterOptions struct {
+	BaseDelay  time.Duration
+	MaxDelay   time.Duration
+	QPS        int
+	BucketSize int
+}
+
+// limiter returns a new rate limiter (each controller has its own), or
+// nil for controller-runtime's default.
+func (o RateLimiterOptions) limiter() workqueue.TypedRateLimiter[reconcile.Request] {
+	if o == (RateLimiterOptions{}) {
+		return nil
+	}
+	return workqueue.NewTypedMaxOfRateLimiter(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](o.BaseDelay, o.MaxDelay),
+		&workqueue.TypedBucketRateLimiter[reconcile.Request]{Limiter: rate.NewLimiter(rate.Limit(o.QPS), o.BucketSize)},
+	)
+}
+
+// controllerOptions returns the options of every controller: its workers
+// and retry backoff from q and, with a clock other than the real one (a
+// test's fake clock), a queue whose RequeueAfter waits on that clock, so
+// stepping it triggers the looks that fall due; retries after errors keep
+// the real clock's backoff.
+func controllerOptions(clk clock.PassiveClock, q QueueOptions) controller.Options {
+	opts := controller.Options{MaxConcurrentReconciles: q.MaxConcurrentReconciles, RateLimiter: q.RateLimiter.limiter()}
 	ticker, ok := fakeTicker(clk)
 	if !ok {
 		return opts
 	}
 	opts.UsePriorityQueue = ptr.To(false)
 	opts.NewQueue = func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		return newClockQueue(name, ticker, rl, activity)
+		return newClockQueue(name, ticker, rl, q.Activity)
 	}
 	return opts
 }
@@ -135,12 +175,12 @@ func (q *clockQueue[T]) AddAfter(item T, d time.Duration) {
 		q.Add(item)
 		return
 	}
-	q.activity.scheduled(q.base, item, q.clock.Now().Add(d), false)
+	q.activity.scheduled(q.base, item, q.clock.Now().Add(d), false, func() { q.base.Add(item) })
 	q.scheduled.AddAfter(item, d)
 }
 
 func (q *clockQueue[T]) AddRateLimited(item T) {
-	q.activity.scheduled(q.base, item, time.Time{}, true)
+	q.activity.scheduled(q.base, item, time.Time{}, true, nil)
 	q.TypedRateLimitingInterface.AddRateLimited(item)
 }
 
@@ -169,10 +209,10 @@ func (q *clockQueue[T]) ShutDownWithDrain() {
 
 // setupController registers a reconciler of obj's kind with the options
 // for clk.
-func setupController(mgr manager.Manager, name string, obj client.Object, clk clock.PassiveClock, activity *Activity, r reconcile.Reconciler) error {
+func setupController(mgr manager.Manager, name string, obj client.Object, clk clock.PassiveClock, q QueueOptions, r reconcile.Reconciler) error {
 	return builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(obj).
-		WithOptions(controllerOptions(clk, activity)).
+		WithOptions(controllerOptions(clk, q)).
 		Complete(r)
 }

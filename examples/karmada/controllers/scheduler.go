@@ -36,8 +36,8 @@ import (
 type FailoverScheduler struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Kind is the binding kind it reconciles.
 	Kind BindingKind
 	// DefaultTolerations are added to each binding's tolerations, as the
@@ -59,12 +59,12 @@ type FailoverScheduler struct {
 // SetupWithManager registers the scheduler.
 func (s *FailoverScheduler) SetupWithManager(mgr manager.Manager, name string) error {
 	if s.Conditions == nil {
-		return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s.Activity, s)
+		return setupController(mgr, name, s.Kind.NewObject(), s.Clock, s.Queue, s)
 	}
 	return explanationWatches(builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(s.Kind.NewObject()).
-		WithOptions(controllerOptions(s.Clock, s.Activity)), s.Client, s.Kind).
+		WithOptions(controllerOptions(s.Clock, s.Queue)), s.Client, s.Kind).
 		Complete(s)
 }
 

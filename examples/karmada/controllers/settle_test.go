@@ -22,13 +22,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 )
 
 // Tests run in parallel on one API server, each with its own controllers.
-// A test's controllers see only its objects: the clusters and bindings that
-// carry its scope label, which the test's client adds when it creates them.
+// A test's controllers see only its objects: the clusters, bindings and
+// ClusterTaintPolicies that carry its scope label, which the test's client adds when it creates them.
 // Works and Leases of other tests reach the controllers' informers, and map
 // to bindings and clusters the controllers do not have (not found, so
 // nothing to do). The bindings are selected by label, not by namespace: a
@@ -43,6 +44,7 @@ func scopedCache(scope string) cache.Options {
 		&clusterv1alpha1.Cluster{}:             {Label: sel},
 		&workv1alpha2.ClusterResourceBinding{}: {Label: sel},
 		&workv1alpha2.ResourceBinding{}:        {Label: sel},
+		&policyv1alpha1.ClusterTaintPolicy{}:   {Label: sel},
 	}}
 }
 
@@ -240,8 +242,8 @@ func (d *deliveries) changeLocked() {
 }
 
 // recordingClient wraps c so that every write is recorded in the
-// fixture's current deliveries, and every cluster and binding the test
-// creates carries its scope label.
+// fixture's current deliveries, and every cluster, binding and
+// ClusterTaintPolicy the test creates carries its scope label.
 func (f *fixture) recordingClient(c client.WithWatch, scope string) client.WithWatch {
 	record := func(obj client.Object, err error) error {
 		if err == nil {
@@ -291,7 +293,7 @@ func (f *fixture) recordingClient(c client.WithWatch, scope string) client.WithW
 // the scope label.
 func scoped(obj client.Object) bool {
 	switch obj.(type) {
-	case *clusterv1alpha1.Cluster, *workv1alpha2.ClusterResourceBinding, *workv1alpha2.ResourceBinding:
+	case *clusterv1alpha1.Cluster, *workv1alpha2.ClusterResourceBinding, *workv1alpha2.ResourceBinding, *policyv1alpha1.ClusterTaintPolicy:
 		return true
 	}
 	return false
@@ -317,6 +319,7 @@ func (f *fixture) settle() {
 	f.t.Helper()
 	deadline := time.NewTimer(10 * time.Second)
 	defer deadline.Stop()
+	f.activity.ReleaseDue()
 	for {
 		activity, d := f.activity, f.currentDeliveries()
 		changedA, changedD := activity.Changed(), d.Changed()

@@ -13,6 +13,8 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+
+	"github.com/fleetover/fleetover/examples/internal/karmadaflags"
 )
 
 // Config wires the library into the controllers. Its zero value (apart
@@ -42,17 +44,28 @@ type Config struct {
 	Detector failover.DetectorConfig
 	// Health configures the health interpreter registry.
 	Health health.RegistryConfig
-	// StatefulFailoverInjection injects preserved state into new clusters'
-	// manifests (Karmada's feature gate of that name).
+	// StatefulFailoverInjection is Karmada's feature gate of that name:
+	// with it, an eviction extracts the state the policy preserves (and
+	// waits until it can be read) and the new copy's manifest carries it;
+	// without it, as in Karmada, no state is read and none is injected.
 	StatefulFailoverInjection bool
+	// GracefulEvictionDisabled is Karmada's GracefulEviction feature gate
+	// turned off: an application failover whose purge mode is Gracefully
+	// is refused (a Warning event says so), as Karmada refuses it. The
+	// graceful eviction controller runs either way.
+	GracefulEvictionDisabled bool
 	// Registerer receives the metrics; nil is controller-runtime's registry.
 	Registerer prometheus.Registerer
 	// NamePrefix prefixes the controllers' names (several managers in one
 	// process, as in tests).
 	NamePrefix string
-	// ProbeInterval is how often push-mode clusters are probed; zero is
-	// DefaultProbeInterval.
+	// ProbeInterval is how often push-mode clusters are probed (Karmada's
+	// --cluster-status-update-frequency); zero is DefaultProbeInterval.
 	ProbeInterval time.Duration
+	// MonitorPeriod is the longest the cluster controller goes without
+	// looking at a cluster (Karmada's --cluster-monitor-period); zero
+	// looks only when something is due (a silence deadline, a probe).
+	MonitorPeriod time.Duration
 	// EventRecorder receives the controllers' events; nil is the
 	// manager's (mgr.GetEventRecorder("fleetover")).
 	EventRecorder recorder.EventRecorder
@@ -60,36 +73,75 @@ type Config struct {
 	// driving them with a fake Clock can wait until they are idle. Unused
 	// with the real clock.
 	Activity *Activity
-	// Controllers selects the controllers to run, as
-	// karmada-controller-manager's --controllers does: "*" runs every
-	// controller, "name" runs one, "-name" leaves one out; empty is "*".
-	// Names: ControllerNames.
+	// Concurrency is how many objects of each kind the controllers work on
+	// at once; zero fields are one.
+	Concurrency Concurrency
+	// RateLimiter paces every controller's retries after errors.
+	RateLimiter RateLimiterOptions
+	// Controllers selects the controllers to run, with the rules of
+	// karmada-controller-manager's --controllers: "*" runs every
+	// controller, "name" runs one, "-name" leaves one out, and the first
+	// item naming a controller wins; empty is "*". Names: ControllerNames.
 	Controllers []string
 }
+
+// Concurrency is the number of workers per kind of object, as
+// karmada-controller-manager's --concurrent-*-syncs flags set it.
+type Concurrency struct {
+	Clusters                int
+	ResourceBindings        int
+	ClusterResourceBindings int
+}
+
+// The names Config.Controllers selects by. Those that are also Karmada's
+// mean what they mean in karmada-controller-manager; the others are
+// fleetover's own.
+const (
+	// ControllerCluster keeps the Ready condition's silence rule (Unknown
+	// when nothing is heard) and the health taints.
+	ControllerCluster = "cluster"
+	// ControllerClusterStatus probes push-mode clusters and posts their
+	// Ready condition. Without it they are not probed, and turn Unknown
+	// once silent for the monitor grace period.
+	ControllerClusterStatus = "clusterStatus"
+	// ControllerTaintManager evicts workloads from clusters with
+	// untolerated NoExecute taints (Karmada runs its taint manager inside
+	// its cluster controller; the command line's --enable-taint-manager
+	// and Failover gate select this one).
+	ControllerTaintManager = "taintManager"
+	// ControllerClusterTaintPolicy applies ClusterTaintPolicy objects.
+	ControllerClusterTaintPolicy = "clustertaintpolicy"
+	// ControllerGracefulEviction removes graceful eviction tasks.
+	ControllerGracefulEviction = "gracefulEviction"
+	// ControllerApplicationFailover evicts unhealthy workloads.
+	ControllerApplicationFailover = "applicationFailover"
+	// ControllerBinding turns bindings into Works, holding back a new copy
+	// under a Directly purge and injecting the preserved state (Karmada's
+	// binding controller).
+	ControllerBinding = "binding"
+	// ControllerFailoverScheduler re-places evicted workloads (fleetover's;
+	// karmada-scheduler's work in Karmada).
+	ControllerFailoverScheduler = "failoverScheduler"
+	// ControllerFailoverCondition writes the Failover condition and its
+	// events (fleetover's).
+	ControllerFailoverCondition = "failoverCondition"
+)
 
 // ControllerNames lists the controllers Setup can register, by the names
 // Config.Controllers uses.
 func ControllerNames() []string {
-	return []string{"clusterHealth", "taintManager", "gracefulEviction", "applicationFailover", "failoverScheduler", "workDispatcher", "failoverCondition"}
+	return []string{ControllerCluster, ControllerClusterStatus, ControllerTaintManager, ControllerClusterTaintPolicy,
+		ControllerGracefulEviction, ControllerApplicationFailover, ControllerBinding, ControllerFailoverScheduler,
+		ControllerFailoverCondition}
 }
 
-// controllerEnabled applies Config.Controllers to name.
+// controllerEnabled applies Config.Controllers to name: every controller
+// is on by default.
 func controllerEnabled(name string, selection []string) bool {
 	if len(selection) == 0 {
 		return true
 	}
-	enabled := false
-	for _, s := range selection {
-		switch s {
-		case name:
-			return true
-		case "-" + name:
-			return false
-		case "*":
-			enabled = true
-		}
-	}
-	return enabled
+	return karmadaflags.Selection(selection).Enabled(name, true)
 }
 
 // BindingControllers are the reconcilers of one binding kind.
@@ -108,8 +160,9 @@ type BindingControllers struct {
 // embedded BindingControllers reconcile ResourceBindings; ClusterScoped
 // the same for ClusterResourceBindings.
 type Controllers struct {
-	ClusterHealth *ClusterHealthController
-	TaintManager  *TaintManager
+	ClusterHealth      *ClusterHealthController
+	TaintManager       *TaintManager
+	ClusterTaintPolicy *ClusterTaintPolicyController
 	BindingControllers
 	ClusterScoped BindingControllers
 }
@@ -154,30 +207,44 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		return nil, err
 	}
 
+	queue := func(workers int) QueueOptions {
+		return QueueOptions{Activity: cfg.Activity, MaxConcurrentReconciles: workers, RateLimiter: cfg.RateLimiter}
+	}
+	enabled := func(name string) bool { return controllerEnabled(name, cfg.Controllers) }
+	inline := enabled(ControllerFailoverScheduler)
 	out := &Controllers{
 		ClusterHealth: &ClusterHealthController{
-			Client: c, Clock: clk, Activity: cfg.Activity,
+			Client: c, Clock: clk, Queue: queue(cfg.Concurrency.Clusters),
 			Tracker: tracker,
-			Taints:  cfg.ClusterTaints, Prober: cfg.Prober, ProbeInterval: cfg.ProbeInterval,
-			Schedule: NewSchedule(), Events: events,
+			Taints:  cfg.ClusterTaints, Prober: cfg.Prober, ProbeInterval: cfg.ProbeInterval, MonitorPeriod: cfg.MonitorPeriod,
+			WithoutProbes: !enabled(ControllerClusterStatus),
+			WithoutTaints: !enabled(ControllerCluster),
+			Schedule:      NewSchedule(), Events: events,
 		},
 		TaintManager: &TaintManager{
-			Client: c, Clock: clk, Activity: cfg.Activity,
+			Client: c, Clock: clk, Queue: queue(cfg.Concurrency.Clusters),
 			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover, Tolerations: cfg.Tolerations},
 			DefaultTolerations: cfg.DefaultTolerations,
 			Pacer:              pacer,
 			Schedule:           NewSchedule(), Events: events,
+			PreserveState: cfg.StatefulFailoverInjection,
 			// The example's scheduler runs in this process: the eviction
 			// and the new placement are one write.
-			InlineScheduling: controllerEnabled("failoverScheduler", cfg.Controllers),
+			InlineScheduling: inline,
+		},
+		ClusterTaintPolicy: &ClusterTaintPolicyController{
+			Client: c, Clock: clk, Queue: queue(cfg.Concurrency.Clusters), Events: events,
 		},
 	}
 	setups := map[string]func(manager.Manager, string) error{}
-	if controllerEnabled("clusterHealth", cfg.Controllers) {
+	if enabled(ControllerCluster) || enabled(ControllerClusterStatus) {
 		setups["cluster-health"] = out.ClusterHealth.SetupWithManager
 	}
-	if controllerEnabled("taintManager", cfg.Controllers) {
+	if enabled(ControllerTaintManager) {
 		setups["taint-manager"] = out.TaintManager.SetupWithManager
+	}
+	if enabled(ControllerClusterTaintPolicy) {
+		setups["cluster-taint-policy"] = out.ClusterTaintPolicy.SetupWithManager
 	}
 	registry := health.NewRegistry(cfg.Health)
 	rules := NewRuleCache()
@@ -187,8 +254,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	// the taint manager and the graceful eviction controller); without the
 	// scheduler a controller of its own writes it.
 	var conditions *FailoverConditions
-	inline := controllerEnabled("failoverScheduler", cfg.Controllers)
-	if controllerEnabled("failoverCondition", cfg.Controllers) {
+	if enabled(ControllerFailoverCondition) {
 		explain := cfg.ExplainConfig()
 		explain.Health, explain.Pacer = registry, pacer
 		conditions = &FailoverConditions{Client: c, Explain: explain, Events: events}
@@ -198,26 +264,29 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 	}
 	for _, kind := range BindingKinds() {
 		prefix, bc := "", &out.BindingControllers
+		workers := cfg.Concurrency.ResourceBindings
 		if kind == ClusterResourceBindingKind {
-			prefix, bc = "cluster-", &out.ClusterScoped
+			prefix, bc, workers = "cluster-", &out.ClusterScoped, cfg.Concurrency.ClusterResourceBindings
 		}
 		*bc = BindingControllers{
 			GracefulEviction: &GracefulEvictionController{
-				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Options: cfg.Assess,
+				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, Options: cfg.Assess,
 				Schedule: NewSchedule(), Events: events,
 				InlineScheduling: inline,
 			},
 			ApplicationFailover: &ApplicationFailoverController{
-				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Detector: cfg.Detector,
+				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, Detector: cfg.Detector,
 				Health: registry, Rules: rules,
-				Schedule: NewSchedule(), Events: events,
+				PreserveState:       cfg.StatefulFailoverInjection,
+				RefuseGracefulPurge: cfg.GracefulEvictionDisabled,
+				Schedule:            NewSchedule(), Events: events,
 			},
 			Scheduler: &FailoverScheduler{
-				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, DefaultTolerations: cfg.DefaultTolerations, Tolerations: cfg.Tolerations,
+				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, DefaultTolerations: cfg.DefaultTolerations, Tolerations: cfg.Tolerations,
 				Schedule: NewSchedule(), Events: events,
 			},
 			Dispatcher: &WorkDispatcher{
-				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Events: events, Assess: cfg.Assess,
+				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, Events: events, Assess: cfg.Assess,
 				InjectState: NewStateInjector(cfg.StatefulFailoverInjection),
 			},
 		}
@@ -226,17 +295,17 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		}
 		if conditions != nil && !inline {
 			bc.FailoverCondition = &FailoverConditionController{
-				Client: c, Clock: clk, Activity: cfg.Activity, Kind: kind, Conditions: conditions, Schedule: NewSchedule(),
+				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, Conditions: conditions, Schedule: NewSchedule(),
 			}
-			setups[prefix+"failoverCondition"] = bc.FailoverCondition.SetupWithManager
+			setups[prefix+"failover-condition"] = bc.FailoverCondition.SetupWithManager
 		}
 		for n, setup := range map[string]func(manager.Manager, string) error{
-			"gracefulEviction":    bc.GracefulEviction.SetupWithManager,
-			"applicationFailover": bc.ApplicationFailover.SetupWithManager,
-			"failoverScheduler":   bc.Scheduler.SetupWithManager,
-			"workDispatcher":      bc.Dispatcher.SetupWithManager,
+			ControllerGracefulEviction:    bc.GracefulEviction.SetupWithManager,
+			ControllerApplicationFailover: bc.ApplicationFailover.SetupWithManager,
+			ControllerFailoverScheduler:   bc.Scheduler.SetupWithManager,
+			ControllerBinding:             bc.Dispatcher.SetupWithManager,
 		} {
-			if controllerEnabled(n, cfg.Controllers) {
+			if enabled(n) {
 				setups[prefix+n] = setup
 			}
 		}

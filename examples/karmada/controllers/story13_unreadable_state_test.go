@@ -29,6 +29,8 @@ func TestStory13UnreadableStateSpendsNoPacerToken(t *testing.T) {
 		c.Prober = newProbes()
 		c.EventRecorder = events
 		c.Pacer = eviction.PacerConfig{Rate: eviction.MinEvictionRate, Burst: 1}
+		// The state is read at the eviction only with Karmada's gate on.
+		c.StatefulFailoverInjection = true
 	})
 	f.start()
 	drained, spare := f.clusterName("a"), f.clusterName("b")

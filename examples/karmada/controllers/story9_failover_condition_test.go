@@ -20,6 +20,7 @@ import (
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
+	"github.com/fleetover/fleetover/examples/internal/karmadaflags"
 	explainapp "github.com/fleetover/fleetover/examples/karmada/cmd/fleetover-explain/app"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
@@ -425,7 +426,7 @@ func TestExplainCommandExitCodes(t *testing.T) {
 		}
 	}
 	o := explainapp.NewOptions()
-	o.Manager.Controllers = "nonsense"
+	o.Manager.Karmada.Controllers = karmadaflags.Selection{"nonsense"}
 	var stdout, stderr bytes.Buffer
 	if code := explainapp.Run(f.ctx, restConfig, o, []string{f.ns + "/web"}, &stdout, &stderr); code != explainapp.ExitUsage || !strings.Contains(stderr.String(), "controllers") {
 		t.Errorf("fleetover-explain --controllers=nonsense: exit %d, stderr %q; want exit %d naming the flag", code, stderr.String(), explainapp.ExitUsage)

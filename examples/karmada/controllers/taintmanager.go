@@ -44,8 +44,8 @@ import (
 type TaintManager struct {
 	Client client.Client
 	Clock  clock.PassiveClock
-	// Activity, when set, follows this controller's queue (see Activity).
-	Activity *Activity
+	// Queue tunes this controller's work queue and workers.
+	Queue QueueOptions
 	// Planner holds the global purge mode and grace period.
 	Planner failover.ClusterFailoverPlanner
 	// DefaultTolerations are added to each binding's tolerations.
@@ -54,6 +54,10 @@ type TaintManager struct {
 	Pacer eviction.Pacer
 	// Rules caches compiled state-preservation rules; nil compiles each time.
 	Rules *RuleCache
+	// PreserveState extracts the state a policy preserves at the eviction
+	// (Karmada's StatefulFailoverInjection gate): the eviction waits until
+	// it can be read, and the task carries it. Off, no state is read.
+	PreserveState bool
 	// Schedule records when each object is due for its next look.
 	Schedule *Schedule
 	Events   *EventSink
@@ -87,7 +91,7 @@ func (m *TaintManager) SetupWithManager(mgr manager.Manager, name string) error 
 	b := builder.ControllerManagedBy(mgr).
 		Named(name).
 		For(&clusterv1alpha1.Cluster{}).
-		WithOptions(controllerOptions(m.Clock, m.Activity))
+		WithOptions(controllerOptions(m.Clock, m.Queue))
 	for _, kind := range BindingKinds() {
 		b = b.Watches(kind.NewObject(), handler.EnqueueRequestsFromMapFunc(targetClustersOf), builder.WithPredicates(failoverInputsChanged()))
 	}
@@ -268,7 +272,7 @@ const StateRetryInterval = 30 * time.Second
 // cannot be read from its aggregated status yet; nil when it can, or when
 // the policy preserves no state.
 func (m *TaintManager) stateReadable(rb client.Object, fb *failover.FailoverBehavior, cluster string) error {
-	if fb == nil || fb.Cluster == nil || fb.Cluster.StatePreservation == nil {
+	if !m.PreserveState || fb == nil || fb.Cluster == nil || fb.Cluster.StatePreservation == nil {
 		return nil
 	}
 	_, err := extractState(m.Rules, fb.Cluster.StatePreservation, bindingStatus(rb), cluster)
@@ -325,7 +329,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 	err := patchObject(ctx, m.Client, b, func(client.Object) bool {
 		refusal, refusalReason, outcome, wrote, affinityName = nil, "", "", false, ""
 		var state map[string]string
-		if sp != nil && sp.StatePreservation != nil {
+		if m.PreserveState && sp != nil && sp.StatePreservation != nil {
 			s, err := extractState(m.Rules, sp.StatePreservation, bindingStatus(b), cluster)
 			if err != nil {
 				refusal, refusalReason = fmt.Errorf("eviction from %s waits: %w", cluster, err), "StatePreservationFailed"
@@ -375,6 +379,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 		m.Events.event(b, corev1.EventTypeWarning, refusalReason, "%v", refusal)
 	}
 	if outcome == eviction.EvictTaskAdded {
+		m.Events.evicted(b, cluster)
 		m.Events.event(b, corev1.EventTypeWarning, eviction.ReasonTaintUntolerated, "evicted from cluster %s: %s", cluster, planned.Message)
 	}
 	return nil

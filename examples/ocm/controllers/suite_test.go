@@ -113,6 +113,9 @@ func run(m *testing.M) int {
 		CRDDirectoryPaths:     paths,
 		ErrorIfCRDPathMissing: true,
 		Scheme:                testScheme,
+		// A cold or busy 2-core machine starts kube-apiserver slowly
+		// (envtest's default allows 20 s).
+		ControlPlaneStartTimeout: 2 * time.Minute,
 	}
 	if restConfig, err = env.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: start kube-apiserver and etcd from KUBEBUILDER_ASSETS=%s: %v\n", os.Getenv("KUBEBUILDER_ASSETS"), err)

@@ -1,14 +1,14 @@
 // Command fleetover-controller-manager runs fleetover's reference
-// controllers against a Karmada control plane. See docs/karmada.md.
+// controllers against a Karmada control plane, with
+// karmada-controller-manager's command line. See docs/karmada.md.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 
-	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/fleetover/fleetover/examples/karmada/cmd/fleetover-controller-manager/app"
@@ -16,20 +16,21 @@ import (
 
 func main() {
 	o := app.NewOptions()
-	fs := flag.NewFlagSet("fleetover-controller-manager", flag.ExitOnError)
+	fs := flag.NewFlagSet("fleetover-controller-manager", flag.ContinueOnError)
 	o.AddFlags(fs)
-	_ = fs.Parse(os.Args[1:])
-
-	var h slog.Handler = slog.NewJSONHandler(os.Stderr, nil)
-	if o.LogFormat == "text" {
-		h = slog.NewTextHandler(os.Stderr, nil)
+	if err := o.Parse(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "fleetover-controller-manager:", err)
+		os.Exit(2)
 	}
-	log := logr.FromSlogHandler(h)
+	log := app.NewLogger(o, os.Stderr)
 	ctrl.SetLogger(log)
 
-	cfg, err := ctrl.GetConfig()
+	cfg, err := app.RESTConfig(o)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "kubeconfig of the Karmada control plane:", err)
+		fmt.Fprintln(os.Stderr, "fleetover-controller-manager:", err)
 		os.Exit(1)
 	}
 	if err := app.Run(ctrl.SetupSignalHandler(), cfg, o, log, nil); err != nil {

@@ -9,8 +9,8 @@ import (
 	"os"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
+	manager "github.com/fleetover/fleetover/examples/karmada/cmd/fleetover-controller-manager/app"
 	"github.com/fleetover/fleetover/examples/karmada/cmd/fleetover-explain/app"
 )
 
@@ -18,17 +18,17 @@ func main() {
 	o := app.NewOptions()
 	fs := flag.NewFlagSet("fleetover-explain", flag.ContinueOnError)
 	fs.Usage = func() { fmt.Fprintln(fs.Output(), app.Usage); fs.PrintDefaults() }
-	o.AddFlags(fs)
-	config.RegisterFlags(fs) // --kubeconfig, read by ctrl.GetConfig
-	if err := fs.Parse(os.Args[1:]); err != nil {
+	o.AddFlags(fs) // --kubeconfig among them
+	if err := o.Manager.Parse(os.Args[1:]); err != nil {
 		if err == flag.ErrHelp {
 			os.Exit(app.ExitSettled)
 		}
+		fmt.Fprintln(os.Stderr, "fleetover-explain:", err)
 		os.Exit(app.ExitUsage)
 	}
-	cfg, err := ctrl.GetConfig()
+	cfg, err := manager.RESTConfig(o.Manager)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "kubeconfig of the Karmada control plane:", err)
+		fmt.Fprintln(os.Stderr, "fleetover-explain:", err)
 		os.Exit(app.ExitError)
 	}
 	os.Exit(app.Run(ctrl.SetupSignalHandler(), cfg, o, fs.Args(), os.Stdout, os.Stderr))

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -25,6 +28,37 @@ import (
 // LeaderElectionID names the Lease the replicas compete for.
 const LeaderElectionID = "fleetover-controller-manager"
 
+// NewLogger returns the logger the options ask for: Karmada's
+// --logging-format (text or json) and -v (a logr V-level n logs at
+// slog level -n, so -v=4 shows V(4) and below).
+func NewLogger(o *Options, w io.Writer) logr.Logger {
+	opts := &slog.HandlerOptions{Level: slog.Level(-o.Karmada.Verbosity)}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
+	if o.Karmada.LoggingFormat == "json" {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return logr.FromSlogHandler(h)
+}
+
+// RESTConfig returns the connection to the Karmada control plane: the
+// --kubeconfig file when given, else as controller-runtime finds one
+// (KUBECONFIG, in-cluster, ~/.kube/config); with --kube-api-qps and
+// --kube-api-burst.
+func RESTConfig(o *Options) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.Karmada.Kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.Karmada.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("--kubeconfig %s: %w", o.Karmada.Kubeconfig, err)
+		}
+	} else if cfg, err = ctrl.GetConfig(); err != nil {
+		return nil, fmt.Errorf("kubeconfig of the Karmada control plane (give --kubeconfig): %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(o.Karmada.KubeAPIQPS), o.Karmada.KubeAPIBurst
+	return cfg, nil
+}
+
 // Run starts the controllers against the Karmada control plane at cfg and
 // blocks until ctx ends. started, when not nil, is called once the manager
 // is set up (tests use it to find the controllers).
@@ -36,17 +70,23 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, log logr.Logger, sta
 	if err != nil {
 		return err
 	}
+	k := o.Karmada
+	pprof := ""
+	if k.EnablePprof {
+		pprof = k.ProfilingBindAddress
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  log,
-		LeaderElection:          o.LeaderElect,
+		LeaderElection:          k.LeaderElect,
 		LeaderElectionID:        LeaderElectionID,
-		LeaderElectionNamespace: o.LeaderElectResourceNamespace,
-		LeaseDuration:           ptr.To(o.LeaderElectLeaseDuration),
-		RenewDeadline:           ptr.To(o.LeaderElectRenewDeadline),
-		RetryPeriod:             ptr.To(o.LeaderElectRetryPeriod),
-		Metrics:                 metricsserver.Options{BindAddress: o.MetricsBindAddress},
-		HealthProbeBindAddress:  o.HealthProbeBindAddress,
+		LeaderElectionNamespace: k.LeaderElectResourceNamespace,
+		LeaseDuration:           ptr.To(k.LeaderElectLeaseDuration),
+		RenewDeadline:           ptr.To(k.LeaderElectRenewDeadline),
+		RetryPeriod:             ptr.To(k.LeaderElectRetryPeriod),
+		Metrics:                 metricsserver.Options{BindAddress: k.MetricsBindAddress},
+		HealthProbeBindAddress:  k.HealthProbeBindAddress,
+		PprofBindAddress:        pprof,
 	})
 	if err != nil {
 		return fmt.Errorf("controller manager: %w", err)
@@ -58,13 +98,19 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, log logr.Logger, sta
 		return err
 	}
 	c := o.Config()
-	c.Prober = httpProber{timeout: o.ClusterMonitorPeriod}
+	c.Prober = httpProber{timeout: k.ClusterStatusUpdateFrequency}
 	ctrls, err := controllers.Setup(ctx, mgr, c)
 	if err != nil {
 		return err
 	}
-	log.Info("starting", "controllers", c.Controllers, "featureGates", gateFlag(o.FeatureGates).String(),
-		"resourceEvictionRate", o.ResourceEvictionRate, "leaderElect", o.LeaderElect)
+	for _, f := range o.Ignored() {
+		log.Info("flag accepted with no effect: fleetover does not run "+f.Owner, "flag", "--"+f.Name, "value", f.Value)
+	}
+	if names := o.NotRun(); len(names) > 0 {
+		log.Info("controllers left to karmada-controller-manager: fleetover does not run them", "controllers", strings.Join(names, ","))
+	}
+	log.Info("starting", "controllers", strings.Join(c.Controllers, ","), "featureGates", k.FeatureGates.Effective(),
+		"resourceEvictionRate", k.ResourceEvictionRate, "leaderElect", k.LeaderElect)
 	if started != nil {
 		started(ctrls)
 	}
