@@ -391,8 +391,8 @@ type oldCopy struct {
 	// DeletingSince, when set, is when the deletion of a work being
 	// deleted counts from, instead of its deletionTimestamp.
 	DeletingSince time.Time
-	FenceAfter  time.Duration
-	LastHeard   time.Time
+	FenceAfter    time.Duration
+	LastHeard     time.Time
 }
 
 // memberFence reads what a ManagedCluster's agent declares of its fence
