@@ -60,6 +60,40 @@ type AssessOptions struct {
 	// AssessInput.OldCopies): there a negative value means
 	// DefaultDirectlyEscapeTimeout, since nothing could ever end the wait.
 	DirectlyEscapeTimeout time.Duration
+	// MaxClockSkew is the most a member's clock may differ from the
+	// control plane's; zero means DefaultMaxClockSkew. A member that fences
+	// itself (OldCopy.FenceAfter) counts its FenceAfter on its own clock,
+	// so the escape waits this much more (FencedEscapeWait).
+	MaxClockSkew time.Duration
+	// FenceMargin is how long a fencing member's agent may take, once its
+	// FenceAfter has passed, to notice and stop its copy; zero means
+	// DefaultFenceMargin.
+	FenceMargin time.Duration
+}
+
+// DefaultMaxClockSkew is AssessOptions.MaxClockSkew's default: clocks kept
+// by NTP agree to well under a second; ten seconds covers a member whose
+// time service lags.
+const DefaultMaxClockSkew = 10 * time.Second
+
+// DefaultFenceMargin is AssessOptions.FenceMargin's default: an agent
+// checks its fence when FenceAfter passes (fencing.Decide says when), and
+// scaling a workload to zero or deleting it takes seconds; thirty covers a
+// slow member API server.
+const DefaultFenceMargin = 30 * time.Second
+
+func (o *AssessOptions) maxClockSkew() time.Duration {
+	if o.MaxClockSkew > 0 {
+		return min(o.MaxClockSkew, MaxDuration)
+	}
+	return DefaultMaxClockSkew
+}
+
+func (o *AssessOptions) fenceMargin() time.Duration {
+	if o.FenceMargin > 0 {
+		return min(o.FenceMargin, MaxDuration)
+	}
+	return DefaultFenceMargin
 }
 
 // unknownOldCopyBound is how long after its CreationTimestamp a Directly

@@ -20,6 +20,19 @@ type OldCopy struct {
 	// Unreachable reports that the old cluster cannot be reached, so the
 	// deletion cannot be confirmed.
 	Unreachable bool
+	// FenceAfter is not zero for a member known to fence itself: its agent
+	// stops its single-writer copies once it has not renewed its lease with
+	// the control plane for FenceAfter (package fencing; the member
+	// declares it, for example with fencing.FenceAfterAnnotation on its
+	// cluster object). Zero: the member cannot fence (a Push-mode cluster,
+	// where nothing of the control plane runs), and an escape may start the
+	// new copy while the old one still runs behind a partition.
+	FenceAfter time.Duration
+	// LastHeard is when the control plane last heard from the member (its
+	// last lease renewal): the persisted renewTime of its lease, so a
+	// restart neither resets nor skips the fence countdown. Read only when
+	// FenceAfter is set; zero when the member was never heard.
+	LastHeard time.Time
 }
 
 // OldCopyLookup answers "what of the copy on this cluster". The dispatch
@@ -77,6 +90,13 @@ type DispatchGate struct {
 	// up on after DirectlyEscapeTimeout (or, with no OldCopyLookup, an old
 	// copy nobody reports on, after the same bound).
 	Escaped bool
+	// Fenced reports that every old cluster given up on (Escaped) fences
+	// itself (OldCopy.FenceAfter) and its fence is over: its copy has
+	// stopped. Escaped without Fenced is the documented risk of a
+	// partition: a cluster that cannot fence (or, with no OldCopyLookup, a
+	// cluster nobody reports on) may still run its copy while the new one
+	// starts.
+	Fenced bool
 }
 
 // DispatchBlocked reports whether dispatching the workload to target must
@@ -94,6 +114,19 @@ type DispatchGate struct {
 // task: a task kept while no replacement existed has not started deleting
 // anything, and a partitioned old copy may still run.
 //
+// A member known to fence (OldCopy.FenceAfter set) is given up on later
+// than the deletion start alone would allow, and earlier than a member that
+// cannot fence: at the latest of its deletion start and
+// LastHeard + max(DirectlyEscapeTimeout, FencedEscapeWait(FenceAfter, opts)),
+// counting from the last time the control plane heard it, since its agent
+// stops its copy FenceAfter after its last renewal by its own clock
+// (MaxClockSkew covers the two clocks, FenceMargin the time the agent takes
+// to stop it). A member that renews again moves the escape on: it is back,
+// and its copy ends by being deleted. A fencing member never heard
+// (LastHeard zero) counts from the deletion start. Fenced tells an escape
+// from fencing members from one off a member that cannot fence, the
+// documented risk of a partition.
+//
 // A nil old means the caller cannot tell what became of the old copies.
 // The wait is then bounded, never forever: a Directly task holds dispatches
 // until opts.DirectlyEscapeTimeout (DefaultDirectlyEscapeTimeout when zero
@@ -108,7 +141,7 @@ func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLoo
 	if escape == 0 {
 		escape = DefaultDirectlyEscapeTimeout
 	}
-	waitForever := false
+	waitForever, unfenced := false, false
 	old = oldCopyLookup(old)
 	for i := range tasks {
 		t := &tasks[i]
@@ -125,7 +158,7 @@ func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLoo
 			}
 			at := since.Add(opts.unknownOldCopyBound())
 			if !now.Before(at) {
-				g.Escaped = true
+				g.Escaped, unfenced = true, true
 				continue
 			}
 			if at.After(g.Until) {
@@ -141,9 +174,12 @@ func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLoo
 			continue
 		}
 		if c.Unreachable && escape > 0 && !c.DeletingSince.IsZero() {
-			at := c.DeletingSince.Add(escape)
+			at := escapeAt(&c, escape, &opts)
 			if !now.Before(at) {
 				g.Escaped = true
+				if c.FenceAfter <= 0 {
+					unfenced = true
+				}
 				continue
 			}
 			if at.After(g.Until) {
@@ -159,5 +195,33 @@ func DispatchBlocked(target string, tasks []GracefulEvictionTask, old OldCopyLoo
 	if waitForever {
 		g.Until = time.Time{}
 	}
+	g.Fenced = g.Escaped && !unfenced
 	return g
+}
+
+// escapeAt is when an unreachable old cluster whose copy's deletion started
+// stops holding dispatches back, for an escape timeout escape > 0.
+func escapeAt(c *OldCopy, escape time.Duration, opts *AssessOptions) time.Time {
+	if c.FenceAfter <= 0 {
+		return c.DeletingSince.Add(escape)
+	}
+	base := c.LastHeard
+	if base.IsZero() {
+		base = c.DeletingSince
+	}
+	at := base.Add(max(escape, FencedEscapeWait(c.FenceAfter, *opts)))
+	if at.Before(c.DeletingSince) {
+		return c.DeletingSince
+	}
+	return at
+}
+
+// FencedEscapeWait is how long after the control plane last heard a member
+// that fences after fenceAfter its copy is surely stopped:
+// fenceAfter + MaxClockSkew + FenceMargin (each default when zero), each
+// term capped at MaxDuration. The Directly escape for such a member never
+// comes earlier (see DispatchBlocked); ValidateFencedEscape rejects a
+// DirectlyEscapeTimeout shorter than it.
+func FencedEscapeWait(fenceAfter time.Duration, opts AssessOptions) time.Duration {
+	return min(max(fenceAfter, 0), MaxDuration) + opts.maxClockSkew() + opts.fenceMargin()
 }

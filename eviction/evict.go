@@ -47,6 +47,12 @@ type Eviction struct {
 	// PreservedLabelState. The zero value assumes the copy never settled,
 	// which matters only while such an older task exists.
 	Settled bool
+	// FencingEpoch is the fencing token the new task carries (see
+	// GracefulEvictionTask.FencingEpoch): for a stateful workload,
+	// NextFencingEpoch of the workload's last epoch and its tasks. Zero
+	// gives the task no epoch. A cluster already being evicted keeps its
+	// task's epoch; one that has none takes this one.
+	FencingEpoch int64
 }
 
 // EvictOutcome says what Evict did.
@@ -189,6 +195,10 @@ func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (
 			res.Tasks[existing].PreservedLabelState = merged
 			res.StateMerged, res.changed = true, true
 		}
+		if res.Tasks[existing].FencingEpoch == 0 && ev.FencingEpoch > 0 {
+			res.Tasks[existing].FencingEpoch = ev.FencingEpoch
+			res.changed = true
+		}
 		return res, nil
 	}
 
@@ -202,6 +212,7 @@ func Evict(targets []TargetCluster, tasks []GracefulEvictionTask, ev Eviction) (
 		SuppressDeletion:       copyBool(ev.SuppressDeletion),
 		PreservedLabelState:    startingState(ev, tasks),
 		ClustersBeforeFailover: slices.Clone(ev.ClustersBeforeFailover),
+		FencingEpoch:           ev.FencingEpoch,
 	}
 	if r := targets[targetIdx].Replicas; r > 0 {
 		task.Replicas = &r

@@ -62,4 +62,12 @@ type GracefulEvictionTask struct {
 	// task; every timeout counts from it.
 	// +optional
 	CreationTimestamp *metav1.Time `json:"creationTimestamp,omitempty"`
+	// FencingEpoch is the fencing token of the copy this failover starts:
+	// one more than any epoch the workload had before (NextFencingEpoch).
+	// It is injected with the preserved state under FencingEpochLabel, so
+	// a workload or its sink can refuse a writer with a smaller epoch (a
+	// stale copy behind a partition). Zero: the task carries no epoch.
+	// Karmada's binding has no such field.
+	// +optional
+	FencingEpoch int64 `json:"fencingEpoch,omitempty"`
 }

@@ -92,6 +92,9 @@ func ValidateGracefulEvictionTask(t *GracefulEvictionTask, fldPath *field.Path) 
 		}
 	}
 	errs = append(errs, validatePreservedLabelState(t.PreservedLabelState, fldPath.Child("preservedLabelState"))...)
+	if t.FencingEpoch < 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("fencingEpoch"), t.FencingEpoch, "must be greater than or equal to 0"))
+	}
 	cbfPath := fldPath.Child("clustersBeforeFailover")
 	for i, name := range t.ClustersBeforeFailover {
 		errs = append(errs, validateClusterName(name, cbfPath.Index(i), true)...)

@@ -145,6 +145,39 @@ func WarningsForStatePreservation(fb *FailoverBehavior, maxGroups int32, injecti
 	return warnings
 }
 
+// WarningsForUnfencedMembers returns admission warnings for a policy
+// whose stateful workload (state preservation rules) fails over Directly
+// while it may run on members that cannot fence themselves (Push-mode
+// clusters, where no agent of the control plane runs, or Pull-mode agents
+// that declare no fence): when such a member is cut off rather than down,
+// the Directly escape (eviction.AssessOptions.DirectlyEscapeTimeout after
+// the old copy's deletion started) starts the new copy while the old one
+// may still run behind the partition, and both write. Call it when the
+// placement may include such a member; a placement on members that all
+// fence (package fencing) needs no warning. Each warning names its
+// purgeMode field.
+func WarningsForUnfencedMembers(fb *FailoverBehavior, fldPath *field.Path) []string {
+	if fb == nil {
+		return nil
+	}
+	var warnings []string
+	check := func(sp *preservation.StatePreservation, mode eviction.PurgeMode, p *field.Path) {
+		if sp == nil || len(sp.Rules) == 0 || mode.Normalize() != eviction.PurgeDirectly {
+			return
+		}
+		warnings = append(warnings, fmt.Sprintf(
+			"%s: with purgeMode Directly the new copy waits for the old one, but gives up on an unreachable member after the escape timeout; a member that cannot fence itself (Push mode) may still run the old copy behind a network partition, and two copies then write the same state; place the workload on members whose agents fence (Pull mode with a fence) or set the escape timeout negative to never give up",
+			p.Child("purgeMode")))
+	}
+	if a := fb.Application; a != nil {
+		check(a.StatePreservation, a.PurgeMode, fldPath.Child("application"))
+	}
+	if c := fb.Cluster; c != nil {
+		check(c.StatePreservation, c.PurgeMode, fldPath.Child("cluster"))
+	}
+	return warnings
+}
+
 func purgeModeOrDefault(m eviction.PurgeMode) string {
 	if m == "" {
 		return "unset (the controller's default, Gracefully unless configured)"

@@ -3,6 +3,7 @@ package preservation
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -44,6 +45,12 @@ func StateFor(targetCluster string, targets []eviction.TargetCluster, tasks []ev
 // from, nor to a cluster the workload ran on before that failover; the
 // newest task wins whole). The policy then decides whether that state may
 // go in: see InjectionPolicy.
+//
+// When the task carries a fencing epoch (eviction.GracefulEvictionTask.
+// FencingEpoch), the state returned holds it too, in decimal under
+// eviction.FencingEpochLabel, beside the preserved keys (replacing a
+// preserved value under that key): the new copy learns its fencing token
+// with its state, and only where the state may go.
 func (p InjectionPolicy) StateFor(targetCluster string, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask) (map[string]string, bool) {
 	carrier := eviction.StateCarrier(targetCluster, tasks)
 	if carrier == nil {
@@ -55,7 +62,11 @@ func (p InjectionPolicy) StateFor(targetCluster string, targets []eviction.Targe
 	if !p.IntoSeveralTargets && newTargets(carrier, targetCluster, targets) > 1 {
 		return nil, false
 	}
-	return maps.Clone(carrier.PreservedLabelState), true
+	state := maps.Clone(carrier.PreservedLabelState)
+	if carrier.FencingEpoch > 0 {
+		state[eviction.FencingEpochLabel] = strconv.FormatInt(carrier.FencingEpoch, 10)
+	}
+	return state, true
 }
 
 // newTargets counts the clusters of the placement, targetCluster included,

@@ -288,9 +288,12 @@ func Dispatch(target string, suspended bool, gate eviction.DispatchGate) (e Expl
 	case gate.Blocked:
 		e.Reason, e.Holds, e.Until = ReasonWaitingForOldCopy, true, gate.Until
 		e.Message = fmt.Sprintf("the new copy on cluster %s waits until the old copy on cluster %s is gone (purge mode Directly)", target, gate.BlockedBy)
+	case gate.Escaped && !gate.Fenced:
+		e.Reason, e.Warning = ReasonOldCopyEscaped, true
+		e.Message = fmt.Sprintf("the new copy on cluster %s is dispatched: an unreachable old cluster was given up on; it cannot fence itself, so its copy may still run behind a partition", target)
 	case gate.Escaped:
-		e.Reason = ReasonOldCopyEscaped
-		e.Message = fmt.Sprintf("the new copy on cluster %s is dispatched: an unreachable old cluster was given up on", target)
+		e.Reason = ReasonOldCopyFenced
+		e.Message = fmt.Sprintf("the new copy on cluster %s is dispatched: the unreachable old cluster fences itself, and its fence is over", target)
 	default:
 		return e, false
 	}

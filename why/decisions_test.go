@@ -150,8 +150,12 @@ func TestDispatchReasons(t *testing.T) {
 	if e, _ := why.Dispatch("x", false, eviction.DispatchGate{Blocked: true, BlockedBy: "y"}); e.Reason != why.ReasonWaitingForOldCopy || !e.Holds {
 		t.Errorf("blocked: %s", e.Reason)
 	}
-	if e, _ := why.Dispatch("x", false, eviction.DispatchGate{Escaped: true}); e.Reason != why.ReasonOldCopyEscaped || e.Holds {
-		t.Errorf("escaped: %s", e.Reason)
+	if e, _ := why.Dispatch("x", false, eviction.DispatchGate{Escaped: true}); e.Reason != why.ReasonOldCopyEscaped || e.Holds || !e.Warning ||
+		!strings.Contains(e.Message, "may still run behind a partition") {
+		t.Errorf("escaped off a cluster that cannot fence: %+v", e)
+	}
+	if e, _ := why.Dispatch("x", false, eviction.DispatchGate{Escaped: true, Fenced: true}); e.Reason != why.ReasonOldCopyFenced || e.Holds || e.Warning {
+		t.Errorf("escaped after a fence: %+v", e)
 	}
 }
 

@@ -85,7 +85,13 @@ const (
 const (
 	ReasonDispatchSuspended Reason = "DispatchSuspended"
 	ReasonWaitingForOldCopy Reason = "WaitingForOldCopy"
-	ReasonOldCopyEscaped    Reason = "OldCopyGivenUp"
+	// ReasonOldCopyEscaped: an unreachable old cluster that cannot fence
+	// itself was given up on after the escape timeout; its copy may still
+	// run behind a partition (a warning).
+	ReasonOldCopyEscaped Reason = "OldCopyGivenUp"
+	// ReasonOldCopyFenced: every unreachable old cluster given up on fences
+	// itself, and its fence is over: its copy has stopped.
+	ReasonOldCopyFenced Reason = "OldCopyFenced"
 )
 
 // Reasons of the state step (stateful failover).
@@ -111,6 +117,10 @@ const (
 	// until a person removes the task, while state preservation waits for
 	// that copy to go before the state is injected (Directly only).
 	ReasonNeverPurgedWithState Reason = "OldCopyNeverPurgedWithStatePreservation"
+	// ReasonEscapeWithoutFence: a stateful workload fails over Directly
+	// and may run on members that cannot fence themselves, so the escape
+	// from a partitioned member can start a second writer.
+	ReasonEscapeWithoutFence Reason = "DirectlyEscapeWithoutFence"
 )
 
 // Reasons returns every reason code, in declaration order. It allocates a new
@@ -129,9 +139,9 @@ func Reasons() []Reason {
 		ReasonTaintsUnchanged, ReasonTaintsChanged,
 		ReasonClusterFiltered,
 		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks, ReasonRegionSpreadBlocks, ReasonSchedulingSuspended,
-		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped,
+		ReasonDispatchSuspended, ReasonWaitingForOldCopy, ReasonOldCopyEscaped, ReasonOldCopyFenced,
 		ReasonStateCarried, ReasonNoStateToCarry, ReasonStateWhileOldCopyRuns, ReasonStateSeveralTargets,
 		ReasonGracefulEvictionDone, ReasonWaitingForReplacement, ReasonOldCopyKeptUntilRemoved,
-		ReasonSettled, ReasonNeverPurgedWithState,
+		ReasonSettled, ReasonNeverPurgedWithState, ReasonEscapeWithoutFence,
 	}
 }

@@ -58,6 +58,11 @@ type PolicyInput struct {
 	// Placement has no room (Input.Alternatives): a cluster one of them
 	// lets in is a place to move to as well. A nil entry offers no room.
 	Alternatives []*scheduling.Request
+	// MembersFence reports that every cluster the workload may run on
+	// fences itself (package fencing). While false, the zero value, a
+	// stateful workload failing over Directly gets the
+	// DirectlyEscapeWithoutFence warning (failover.WarningsForUnfencedMembers).
+	MembersFence bool
 }
 
 // Warnings returns the settings of in whose failover can never fire, each
@@ -80,6 +85,9 @@ func Warnings(in PolicyInput) []Warning {
 				warn(ap, ReasonNoHealthInterpreter, "no health interpreter is registered for %s, so its health is never known and application failover never fires; register one (Go, CEL, Lua or a ResourceInterpreterCustomization)", kindText(in.Kind))
 			}
 			neverWithState(fb.Application.PurgeMode, fb.Application.StatePreservation, ap, warn)
+			if !in.MembersFence {
+				escapeWithoutFence(fb.Application.PurgeMode, fb.Application.StatePreservation, ap, warn)
+			}
 		}
 		if fb.Cluster != nil {
 			cp := fp.Child("cluster")
@@ -87,6 +95,9 @@ func Warnings(in PolicyInput) []Warning {
 				warn(cp, ReasonClusterFailoverOff, "cluster failover is off in the controller, so this policy never evicts")
 			}
 			neverWithState(fb.Cluster.PurgeMode, fb.Cluster.StatePreservation, cp, warn)
+			if !in.MembersFence {
+				escapeWithoutFence(fb.Cluster.PurgeMode, fb.Cluster.StatePreservation, cp, warn)
+			}
 		}
 	}
 	tp := orPath(in.TolerationsPath, "placement", "clusterTolerations")
@@ -117,6 +128,12 @@ func roomOutside(req *scheduling.Request, targets []eviction.TargetCluster) bool
 func neverWithState(mode eviction.PurgeMode, sp *preservation.StatePreservation, p *field.Path, warn func(*field.Path, Reason, string, ...any)) {
 	if mode.Normalize() == eviction.PurgeNever && sp != nil && len(sp.Rules) > 0 {
 		warn(p.Child("purgeMode"), ReasonNeverPurgedWithState, "purge mode Never keeps the old copy until a person removes the eviction task, so the preserved state is never injected (it waits for the old copy to go); use purgeMode Directly")
+	}
+}
+
+func escapeWithoutFence(mode eviction.PurgeMode, sp *preservation.StatePreservation, p *field.Path, warn func(*field.Path, Reason, string, ...any)) {
+	if mode.Normalize() == eviction.PurgeDirectly && sp != nil && len(sp.Rules) > 0 {
+		warn(p.Child("purgeMode"), ReasonEscapeWithoutFence, "the new copy waits for the old one, but gives up on an unreachable member after the escape timeout; a member that cannot fence itself (Push mode) may still run the old copy behind a partition, and two copies then write the same state; place the workload on members that fence (Pull mode with a fence), or never give up (a negative escape timeout)")
 	}
 }
 

@@ -65,9 +65,21 @@ func TestWarnings(t *testing.T) {
 		Registry:    health.NewRegistry(health.RegistryConfig{}),
 		Tolerations: defaultTolerations(),
 		Placement:   &scheduling.Request{Clusters: fleet, Targets: []eviction.TargetCluster{{Name: "a"}}},
+		// Every member fences: the Directly escape starts no second writer.
+		MembersFence: true,
 	}
 	if got := why.Warnings(sound); len(got) != 0 {
 		t.Errorf("a sound policy: got %v", got)
+	}
+	// The same policy on members that cannot fence: the escape is a risk.
+	unfenced := sound
+	unfenced.MembersFence = false
+	if got := why.Warnings(unfenced); len(got) != 1 || got[0].Reason != why.ReasonEscapeWithoutFence || got[0].Field != "failover.application.purgeMode" ||
+		!strings.Contains(got[0].Message, "two copies then write the same state") {
+		t.Errorf("Directly with state on members that cannot fence: got %v", got)
+	}
+	if got := failover.WarningsForUnfencedMembers(unfenced.Policy, nil); len(got) != 1 || !strings.HasPrefix(got[0], "application.purgeMode: ") {
+		t.Errorf("admission warning for members that cannot fence: %v", got)
 	}
 	// A later affinity group with room is a place to move to; one without
 	// is not.

@@ -40,6 +40,9 @@ type CampaignConfig struct {
 	// (a -fleet campaign puts back the faults standing for the export's
 	// state).
 	Rewrite func(data []byte) ([]byte, error)
+	// NoFencing makes the random fleets' Pull agents not fence (no
+	// settings.fenceAfter); random fleets fence by default.
+	NoFencing bool
 }
 
 // CampaignResult is what a campaign found.
@@ -93,7 +96,7 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 				if base != nil {
 					data, err = WithRandomFaults(cfg.Fleet, base, seed, cfg.Duration)
 				} else {
-					data = RandomScenario(seed, cfg.Duration)
+					data = randomScenario(seed, cfg.Duration, !cfg.NoFencing)
 				}
 				if err == nil && cfg.Rewrite != nil {
 					data, err = cfg.Rewrite(data)
@@ -152,7 +155,17 @@ func RunCampaign(cfg CampaignConfig) (CampaignResult, error) {
 // deleted), zone and fleet outages, workload failures (on one cluster or
 // every one), unreadable state, controller restarts and deletions; a
 // quarter of the fleets have a tight eviction pacer.
+//
+// Since fencing (2026-11-27) the Pull agents fence (settings.fenceAfter,
+// one to four minutes) and half the schedules gain a long partition,
+// preferably of a Pull cluster, in which the cut-off member keeps running
+// its copies; both drawn from a stream of their own.
 func RandomScenario(seed int64, duration time.Duration) []byte {
+	return randomScenario(seed, duration, true)
+}
+
+// randomScenario is RandomScenario, with fencing Pull agents or not.
+func randomScenario(seed int64, duration time.Duration, fence bool) []byte {
 	if duration <= 0 {
 		duration = time.Hour
 	}
@@ -162,6 +175,8 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 	// their own, so that a seed's fleet, workloads and faults stay what
 	// they were and only gain them.
 	x := rand.New(rand.NewPCG(uint64(seed), 0x9e0a11))
+	// Fencing and long partitions draw from a third stream.
+	y := rand.New(rand.NewPCG(uint64(seed), 0xfe7ce5))
 	var b strings.Builder
 	fmt.Fprintf(&b, "name: campaign-%d\nseed: %d\nduration: %s\nstep: 10s\n", seed, seed, duration)
 	fmt.Fprintf(&b, "settings:\n  evictionTimeout: %dm\n  defaultTolerationSeconds: %d\n  gracefulEvictionTimeout: %dm\n  cancelOnRecovery: %v\n  pacePerZone: %v\n",
@@ -170,6 +185,10 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		// A tight pacer: one eviction every 20 to 50 s refuses most of a
 		// failover's evictions at first.
 		fmt.Fprintf(&b, "  evictionsPerSecond: %g\n", []float64{0.02, 0.025, 0.04, 0.05}[r.IntN(4)])
+	}
+	fenceAfter := []int{60, 90, 120, 180, 240}[y.IntN(5)]
+	if fence {
+		fmt.Fprintf(&b, "  fenceAfter: %ds\n", fenceAfter)
 	}
 	zones := []string{"east", "west", "south"}[:2+r.IntN(2)]
 	nClusters := 3 + r.IntN(5)
@@ -255,6 +274,16 @@ func RandomScenario(seed int64, duration time.Duration) []byte {
 		default:
 			fmt.Fprintf(&b, "  - {at: %dm, type: stateUnreadable, workload: %s, for: %dm}\n", at, workloads[r.IntN(len(workloads))], 1+r.IntN(10))
 		}
+	}
+	// Half the schedules cut a cluster off for long enough that its
+	// workloads fail over (a Pull one when there is one): the member keeps
+	// running its copies behind the partition.
+	if y.IntN(2) == 0 {
+		c := clusters[y.IntN(len(clusters))]
+		if len(pulls) > 0 && y.IntN(4) > 0 {
+			c = pulls[y.IntN(len(pulls))]
+		}
+		fmt.Fprintf(&b, "  - {at: %dm, type: partition, cluster: %s, for: %dm}\n", 1+y.IntN(max(1, minutes/2)), c, 12+y.IntN(34))
 	}
 	// A workload suspended from the start resumes, most of the time; and
 	// now and then a workload's scheduling is suspended for a while.
@@ -495,7 +524,7 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 	if seed == 0 {
 		seed = 1
 	}
-	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed}
+	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed, NoFencing: cfg.noFencing}
 	fleet := "random fleets"
 	if cfg.fleet != "" {
 		run, err := loadFleetRun(cfg.fleet, cfg.scenario)

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/fencing"
 )
 
 // cluster is one member cluster: what is really happening to it (ground
@@ -33,6 +34,12 @@ type cluster struct {
 	partOnPurge time.Duration
 	partEnd     time.Time
 
+	// lastHeard is the control plane's record of the cluster's last
+	// heartbeat (a Pull cluster's lease renewTime); agent is the Pull
+	// agent's own record of its lease (fencing.State).
+	lastHeard time.Time
+	agent     fencing.State
+
 	cond   metav1.Condition
 	taints []corev1.Taint
 	// taintsDue: the taints must be computed again (the condition changed,
@@ -53,6 +60,9 @@ func (e *Engine) monitorClusters() {
 	changed := false
 	for _, c := range e.clusters {
 		p := probeResult{Heard: c.reachable(), Reachable: c.reachable(), HealthOK: c.healthy()}
+		if p.Heard {
+			c.lastHeard = now
+		}
 		r := e.lib.ClusterHealth.Observe(c.name, c.pull, p)
 		if r.Status != c.cond.Status || r.Reason != c.cond.Reason {
 			from := c.cond.Status

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/suspension"
 )
 
@@ -97,7 +98,7 @@ func (e *Engine) jobIDFor(w *workload, labels map[string]string) string {
 		return ""
 	}
 	for _, k := range slices.Sorted(maps.Keys(labels)) {
-		if v := labels[k]; v != "" {
+		if v := labels[k]; v != "" && k != eviction.FencingEpochLabel {
 			return v
 		}
 	}

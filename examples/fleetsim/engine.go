@@ -74,6 +74,7 @@ type Stats struct {
 	Deletions   int
 	TasksClosed int
 	Restarts    int
+	Fences      int // copies stopped by their cluster's agent
 	Violations  int
 }
 
@@ -229,6 +230,7 @@ func (e *Engine) Step() {
 	e.clock.Step(e.sc.Step.D())
 	e.applyFaults()
 	e.monitorClusters()
+	e.fenceMembers()
 	e.taintClusters()
 	e.failoverClusters()
 	e.failoverApplications()

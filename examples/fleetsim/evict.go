@@ -48,6 +48,11 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		return false
 	}
 	delete(w.heldNoted, "pacer/"+c.name)
+	if w.stateful() {
+		// Every failover of a stateful workload gives its new copy a
+		// fencing epoch above every earlier one.
+		ev.FencingEpoch = eviction.NextFencingEpoch(w.epoch, w.tasks)
+	}
 	res, err := e.lib.Evict(w.targets, w.tasks, ev)
 	if err != nil {
 		e.tl.add(e, EvEvict, c.name, w.name(), "eviction rejected: "+err.Error())
@@ -59,6 +64,7 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	}
 	e.inv.onEvict(w, c)
 	w.targets, w.tasks = res.Targets, res.Tasks
+	w.epoch = max(w.epoch, ev.FencingEpoch)
 	e.stats.Evictions++
 	mode := ev.PurgeMode.Normalize()
 	out := Event{Kind: EvEvict, Cluster: c.name, Workload: w.name(), Detail: fmt.Sprintf("%s (%s, purge %s)", detailEvicted, ev.Reason, mode),
@@ -66,6 +72,9 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 	if len(ev.PreservedLabelState) > 0 {
 		out.Detail += ", preserved " + formatLabels(ev.PreservedLabelState)
 		out.Labels = ev.PreservedLabelState
+	}
+	if ev.FencingEpoch > 0 {
+		out.Detail += fmt.Sprintf(", fencing epoch %d", ev.FencingEpoch)
 	}
 	e.tl.addEvent(e, out)
 	e.replace(w, res)

@@ -227,7 +227,7 @@ func (iv *invariants) checkCopies(w *workload, now time.Time) {
 	e := iv.e
 	running := 0
 	for ci, cp := range w.copies {
-		if cp != nil && e.clusters[ci].alive() {
+		if cp != nil && !cp.fenced && e.clusters[ci].alive() {
 			running++
 		}
 	}
@@ -462,12 +462,16 @@ func (iv *invariants) bound(w *workload) time.Duration {
 }
 
 // checkSingleWriter: a single-writer workload never has two live copies.
-// Every copy that exists counts, even on a cluster that is down: it runs
-// again when the cluster returns, until its deletion is confirmed. The one
-// exception is the library's documented trade-off, the Directly escape: an
-// old copy whose deletion started on an unreachable cluster no longer
-// counts against a copy dispatched DirectlyEscapeTimeout or more after that
-// deletion started.
+// Every copy that exists counts, even on a cluster that is down (it runs
+// again when the cluster returns, until its deletion is confirmed) and
+// behind a partition (it keeps running there), unless its cluster's agent
+// stopped it (fenced). The one exception is the library's documented risk
+// of a Push cluster, which nothing can fence: an old copy whose deletion
+// started on an unreachable Push cluster no longer counts against a copy
+// dispatched DirectlyEscapeTimeout or more after that deletion started. A
+// Pull cluster's agent can fence (package fencing), so its copy counts
+// until it is stopped: without fenceAfter, the escape off a partitioned
+// Pull cluster is a double writer.
 func (iv *invariants) checkSingleWriter(w *workload) {
 	if !w.singleWriter() {
 		return
@@ -477,7 +481,7 @@ func (iv *invariants) checkSingleWriter(w *workload) {
 	for i := 0; i < len(w.copies) && pair == ""; i++ {
 		for j := i + 1; j < len(w.copies); j++ {
 			a, b := w.copies[i], w.copies[j]
-			if a == nil || b == nil || iv.escaped(i, a, b) || iv.escaped(j, b, a) {
+			if a == nil || b == nil || a.fenced || b.fenced || iv.escaped(i, a, b) || iv.escaped(j, b, a) {
 				continue
 			}
 			pair = e.clusters[i].name + " and " + e.clusters[j].name
@@ -493,7 +497,7 @@ func (iv *invariants) checkSingleWriter(w *workload) {
 // escaped: the copy old, on cluster index oi, was given up on before the
 // copy young was dispatched.
 func (iv *invariants) escaped(oi int, old, young *copyState) bool {
-	return old.deleting && !iv.e.clusters[oi].reachable() &&
+	return old.deleting && !iv.e.clusters[oi].pull && !iv.e.clusters[oi].reachable() &&
 		!young.created.Before(old.deletingSince.Add(eviction.DefaultDirectlyEscapeTimeout))
 }
 

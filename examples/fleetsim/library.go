@@ -12,6 +12,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/fencing"
 	"github.com/fleetover/fleetover/preservation"
 	"github.com/fleetover/fleetover/scheduling"
 )
@@ -63,6 +64,7 @@ func newLibrary(e *Engine) (Library, error) {
 		Evict:         eviction.Evict,
 		DispatchGate:  eviction.DispatchBlocked,
 		DeleteOldCopy: eviction.DeleteOldCopy,
+		Fence:         fencing.Decide,
 	}, nil
 }
 

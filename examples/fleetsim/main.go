@@ -29,6 +29,7 @@ type config struct {
 	workloads int
 	failPct   int
 	output    string
+	noFencing bool
 }
 
 func main() {
@@ -112,6 +113,9 @@ func validateFlags(cfg config, set map[string]bool) error {
 			bad("-quiet: does nothing with -explain (the chains replace the timeline)")
 		}
 	}
+	if set["no-fencing"] && (!set["campaign"] || set["scenario"] || set["fleet"]) {
+		bad("-no-fencing: only changes the random fleets of a -campaign (a -scenario or -fleet sets settings.fenceAfter itself)")
+	}
 	if set["campaign"] && set["quiet"] {
 		bad("-quiet: does nothing with -campaign (a campaign prints no timeline)")
 	}
@@ -149,6 +153,7 @@ func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool
 	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
 	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
 	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
+	fs.BoolVar(&cfg.noFencing, "no-fencing", false, "with -campaign on random fleets: Pull agents do not fence (settings.fenceAfter unset), to see the double writer a partition makes")
 	fs.StringVar(&cfg.output, "o", "text", "output `format`: text (for people) or json (summary and timeline, for tools)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -212,7 +212,15 @@ func replayFixture(sc *Scenario) (*replay.Fixture, error) {
 		case ev.Kind == EvEvict && ev.Reason != "":
 			fx.Evictions = append(fx.Evictions, replay.Eviction{At: at(ev.At), Workload: ev.Workload, Cluster: ev.Cluster, Reason: ev.Reason, PurgeMode: ev.PurgeMode})
 		case ev.Kind == EvDispatch && len(ev.Labels) > 0:
-			fx.Injections = append(fx.Injections, replay.Injection{At: at(ev.At), Workload: ev.Workload, Cluster: ev.Cluster, Labels: ev.Labels})
+			// The fencing epoch is the simulator's own numbering of its
+			// failovers (eviction.NextFencingEpoch over its binding); the
+			// replay compares the state carried, not the epoch.
+			labels := maps.Clone(ev.Labels)
+			delete(labels, eviction.FencingEpochLabel)
+			if len(labels) == 0 {
+				continue
+			}
+			fx.Injections = append(fx.Injections, replay.Injection{At: at(ev.At), Workload: ev.Workload, Cluster: ev.Cluster, Labels: labels})
 		}
 	}
 	return fx, nil

@@ -51,6 +51,11 @@ type Settings struct {
 	PacePerZone              bool               `yaml:"pacePerZone"`
 	CancelOnRecovery         bool               `yaml:"cancelOnRecovery"`
 	StatefulInjection        *bool              `yaml:"statefulFailoverInjection"`
+	// FenceAfter, when set, makes every Pull cluster's agent fence
+	// (package fencing): it stops its single-writer copies this long after
+	// its last lease renewal, declares so, and the control plane's Directly
+	// escape waits for the fence. Zero: no agent fences.
+	FenceAfter Duration `yaml:"fenceAfter"`
 }
 
 // ClusterSpec is one member cluster.

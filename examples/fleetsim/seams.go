@@ -10,6 +10,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/fencing"
 	"github.com/fleetover/fleetover/scheduling"
 )
 
@@ -99,6 +100,9 @@ type dispatchGateSeam func(target string, tasks []eviction.GracefulEvictionTask,
 // (eviction.DeleteOldCopy).
 type deleteOldCopySeam func(task *eviction.GracefulEvictionTask, targets []eviction.TargetCluster) bool
 
+// fenceSeam is a Pull agent's fence decision (fencing.Decide).
+type fenceSeam func(st fencing.State, now time.Time, cfg fencing.Config) fencing.Decision
+
 // blockSeam answers whether the eviction history keeps a workload away from
 // a cluster now (used by the scheduler's filter).
 type blockSeam func(h eviction.EvictionHistory, cluster string, blockSeconds *int32, now time.Time) bool
@@ -117,6 +121,7 @@ type Library struct {
 	Evict         evictSeam
 	DispatchGate  dispatchGateSeam
 	DeleteOldCopy deleteOldCopySeam
+	Fence         fenceSeam
 	Interpret     func(obj *unstructured.Unstructured) health.Status
 	Assess        func(in eviction.AssessInput, opts eviction.AssessOptions) eviction.Assessment
 }

@@ -28,6 +28,8 @@ const (
 	EvState     EventKind = "state"
 	EvRestart   EventKind = "restart"
 	EvHealth    EventKind = "health"
+	EvFence     EventKind = "fence"
+	EvResume    EventKind = "resume"
 	EvViolation EventKind = "VIOLATION"
 )
 

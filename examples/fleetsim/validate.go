@@ -112,6 +112,12 @@ func validateScenario(c *errCollector, sc *Scenario) {
 			c.add("settings.evictionsPerSecond", "%s", err.ErrorBody())
 		}
 	}
+	if fa := st.FenceAfter.D(); fa != 0 {
+		// The control plane's escape is the default; the fence must fit in it.
+		for _, err := range eviction.ValidateFencedEscape(eviction.AssessOptions{}, fa, field.NewPath("settings")) {
+			c.add(err.Field, "%s", err.ErrorBody())
+		}
+	}
 	if st.DefaultTolerationSeconds != nil && *st.DefaultTolerationSeconds < 0 {
 		c.add("settings.defaultTolerationSeconds", "must not be negative")
 	}

@@ -27,6 +27,7 @@ type copyState struct {
 	sig            statusSig     // what the collected status was built from
 	deleting       bool          // deletion requested, not yet confirmed
 	deletingSince  time.Time     // when the deletion was requested (the Work's deletionTimestamp)
+	fenced         bool          // stopped by its cluster's agent (package fencing): it writes nothing
 }
 
 // statusSig identifies a generated status, so an unchanged copy is not
@@ -80,6 +81,7 @@ type workload struct {
 	jobSeq          int
 	submits         int
 	origJob         string // job id of the first copy (stateful workloads)
+	epoch           int64  // the last fencing epoch a failover gave it, persisted on its binding
 
 	// schedulingSuspended: the scheduler leaves the workload alone, as
 	// Karmada's does with spec.suspension.scheduling (faults suspend and
@@ -99,6 +101,14 @@ func (w *workload) name() string { return w.spec.Name }
 // singleWriter reports whether w must never run two copies: it preserves
 // state across failover, runs on one cluster, and every failover it has
 // purges the old copy Directly.
+// stateful reports whether w preserves state on a failover: each failover
+// then gives the new copy a fencing epoch.
+func (w *workload) stateful() bool {
+	fb := w.spec.Failover
+	return fb != nil && ((fb.Cluster != nil && fb.Cluster.StatePreservation != nil) ||
+		(fb.Application != nil && fb.Application.StatePreservation != nil))
+}
+
 func (w *workload) singleWriter() bool {
 	fb := w.spec.Failover
 	if fb == nil || w.divided || w.clusterSpread.max != 1 {
@@ -147,7 +157,13 @@ func (e *Engine) oldCopies(w *workload) eviction.OldCopyLookup {
 			return eviction.OldCopy{Gone: true}
 		}
 		cp := w.copies[c.idx]
-		return eviction.OldCopy{DeletingSince: cp.deletingSince, Unreachable: !c.reachable()}
+		old := eviction.OldCopy{DeletingSince: cp.deletingSince, Unreachable: !c.reachable()}
+		if e.fences(c) {
+			// The agent declared its fence; the control plane heard it
+			// last at its last heartbeat.
+			old.FenceAfter, old.LastHeard = e.sc.Settings.FenceAfter.D(), c.lastHeard
+		}
+		return old
 	})
 }
 

@@ -182,7 +182,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 			// eviction controller then has no stamp to write.
 			ev := e.Eviction(state)
 			ev.CreatedAt = now
-			_, ok, err := evictInto(spec, ev)
+			_, ok, err := evictInto(spec, ev, lastFencingEpoch(ctx, a.Client, rb))
 			if err != nil {
 				d.warnings = append(d.warnings, err.Error())
 				continue

@@ -3,6 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -137,7 +139,36 @@ func toTask(t *workv1alpha2.GracefulEvictionTask) eviction.GracefulEvictionTask 
 		PreservedLabelState:    t.PreservedLabelState,
 		ClustersBeforeFailover: t.ClustersBeforeFailover,
 		CreationTimestamp:      t.CreationTimestamp,
+		FencingEpoch:           fencingEpochOf(t.PreservedLabelState),
 	}
+}
+
+// fencingEpochOf reads the fencing epoch a Karmada task carries in its
+// preservedLabelState (Karmada's task has no field for it); 0 for none.
+func fencingEpochOf(state map[string]string) int64 {
+	v, ok := state[eviction.FencingEpochLabel]
+	if !ok {
+		return 0
+	}
+	e, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || e < 0 {
+		return 0
+	}
+	return e
+}
+
+// withFencingEpoch is the task's preservedLabelState with its fencing
+// epoch written in, as Karmada's task carries it.
+func withFencingEpoch(state map[string]string, epoch int64) map[string]string {
+	if epoch <= 0 || state[eviction.FencingEpochLabel] == strconv.FormatInt(epoch, 10) {
+		return state
+	}
+	out := maps.Clone(state)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[eviction.FencingEpochLabel] = strconv.FormatInt(epoch, 10)
+	return out
 }
 
 func toTasks(in []workv1alpha2.GracefulEvictionTask) []eviction.GracefulEvictionTask {
@@ -167,7 +198,7 @@ func fromTasks(in []eviction.GracefulEvictionTask) []workv1alpha2.GracefulEvicti
 			Producer:               t.Producer,
 			GracePeriodSeconds:     t.GracePeriodSeconds,
 			SuppressDeletion:       t.SuppressDeletion,
-			PreservedLabelState:    t.PreservedLabelState,
+			PreservedLabelState:    withFencingEpoch(t.PreservedLabelState, t.FencingEpoch),
 			ClustersBeforeFailover: t.ClustersBeforeFailover,
 			CreationTimestamp:      t.CreationTimestamp,
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/fencing"
 )
 
 // oldCopies answers eviction's "what of the copy on this cluster" from the
@@ -25,8 +27,41 @@ import (
 // dispatcher's gate and the graceful eviction controller's assessment
 // read the same view, so a Directly task stays on the binding, carrying
 // the preserved state, until the old Work is gone.
+//
+// A Pull-mode cluster whose agent declares a fence
+// (fencing.FenceAfterAnnotation on its Cluster) is one that stops its
+// single-writer copies itself: the lookup passes on its fence and the
+// renewTime of its lease, so the dispatch gate gives up on it only once
+// the fence is surely over (eviction.DispatchBlocked).
 func oldCopies(ctx context.Context, c client.Reader, works []workv1alpha1.Work, tasks []eviction.GracefulEvictionTask) eviction.OldCopyLookup {
-	return oldCopiesOf(works, tasks, func(cluster string) bool { return unreachable(ctx, c, cluster) })
+	base := oldCopiesOf(works, tasks, func(cluster string) bool { return unreachable(ctx, c, cluster) })
+	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
+		old := base.OldCopy(cluster)
+		if !old.Gone && old.Unreachable {
+			old.FenceAfter, old.LastHeard = memberFence(ctx, c, cluster)
+		}
+		return old
+	})
+}
+
+// memberFence is the fence a Pull-mode cluster's agent declares and when
+// it last renewed its lease; zero for a Push cluster (nothing there can
+// fence), a cluster that declares none or an invalid one, and a cluster
+// that cannot be read.
+func memberFence(ctx context.Context, c client.Reader, cluster string) (time.Duration, time.Time) {
+	cl := &clusterv1alpha1.Cluster{}
+	if err := c.Get(ctx, types.NamespacedName{Name: cluster}, cl); err != nil || cl.Spec.SyncMode != clusterv1alpha1.Pull {
+		return 0, time.Time{}
+	}
+	fenceAfter, err := fencing.Declared(cl.Annotations)
+	if err != nil || fenceAfter == 0 {
+		return 0, time.Time{}
+	}
+	lease := &coordinationv1.Lease{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ClusterLeaseNamespace, Name: cluster}, lease); err != nil || lease.Spec.RenewTime == nil {
+		return fenceAfter, time.Time{}
+	}
+	return fenceAfter, lease.Spec.RenewTime.Time
 }
 
 // oldCopiesOf is the view of oldCopies with unreachable answering whether

@@ -9,9 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/fencing"
 	"github.com/fleetover/fleetover/why"
 )
 
@@ -166,5 +168,20 @@ func policyWarnings(f *explainFacts, cfg ExplainConfig, now time.Time) []why.War
 		Tolerations: in.Tolerations, TolerationsPath: spec.Child("placement", "clusterTolerations"), TolerationOptions: in.TolerationOptions,
 		Kind: in.Application.Kind, Registry: in.Application.Registry, Gates: in.Gates,
 		Placement: &req, PlacementPath: spec.Child("placement"), Alternatives: in.Alternatives,
+		MembersFence: membersFence(f.clusters),
 	})
+}
+
+// membersFence reports whether every cluster of the fleet fences itself: a
+// Pull-mode cluster whose agent declares a valid fence. A Push cluster
+// cannot (nothing of the control plane runs there), so a stateful workload
+// purged Directly gets why's DirectlyEscapeWithoutFence warning.
+func membersFence(clusters []clusterv1alpha1.Cluster) bool {
+	for i := range clusters {
+		fa, err := fencing.Declared(clusters[i].Annotations)
+		if clusters[i].Spec.SyncMode != clusterv1alpha1.Pull || err != nil || fa == 0 {
+			return false
+		}
+	}
+	return len(clusters) > 0
 }

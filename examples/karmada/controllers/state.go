@@ -1,11 +1,14 @@
 package controllers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
@@ -41,8 +44,18 @@ func extractState(cache *RuleCache, sp *preservation.StatePreservation, status *
 // evictInto applies eviction.Evict to the binding's spec: the cluster
 // leaves the targets and one task tracks its old copy. It reports whether
 // the spec changed.
-func evictInto(spec *workv1alpha2.ResourceBindingSpec, ev eviction.Eviction) (eviction.EvictOutcome, bool, error) {
-	res, err := eviction.Evict(toTargets(spec.Clusters), toTasks(spec.GracefulEvictionTasks), ev)
+//
+// An eviction that carries preserved state (a stateful workload) gives the
+// new copy the next fencing epoch after lastEpoch and the tasks' epochs
+// (eviction.NextFencingEpoch); Karmada's task has no field for it, so it
+// travels in the task's preservedLabelState under
+// eviction.FencingEpochLabel (toTask, fromTasks).
+func evictInto(spec *workv1alpha2.ResourceBindingSpec, ev eviction.Eviction, lastEpoch int64) (eviction.EvictOutcome, bool, error) {
+	tasks := toTasks(spec.GracefulEvictionTasks)
+	if len(ev.PreservedLabelState) > 0 {
+		ev.FencingEpoch = eviction.NextFencingEpoch(lastEpoch, tasks)
+	}
+	res, err := eviction.Evict(toTargets(spec.Clusters), tasks, ev)
 	if err != nil || !res.Changed() {
 		return res.Outcome, false, err
 	}
@@ -52,6 +65,30 @@ func evictInto(spec *workv1alpha2.ResourceBindingSpec, ev eviction.Eviction) (ev
 	}
 	spec.GracefulEvictionTasks = fromTasks(res.Tasks)
 	return res.Outcome, true, nil
+}
+
+// lastFencingEpoch is the largest fencing epoch a copy of rb was started
+// with: the eviction.FencingEpochLabel of its Works' manifests, where the
+// copy a failover leaves carries it. Works that cannot be read count as
+// none: the tasks' epochs still count in NextFencingEpoch.
+func lastFencingEpoch(ctx context.Context, c client.Reader, rb client.Object) int64 {
+	works, err := bindingWorks(ctx, c, rb)
+	if err != nil {
+		return 0
+	}
+	var last int64
+	for i := range works {
+		for _, m := range works[i].Spec.Workload.Manifests {
+			obj := &unstructured.Unstructured{}
+			if obj.UnmarshalJSON(m.Raw) != nil {
+				continue
+			}
+			if e, err := strconv.ParseInt(obj.GetLabels()[eviction.FencingEpochLabel], 10, 64); err == nil {
+				last = max(last, e)
+			}
+		}
+	}
+	return last
 }
 
 // targetNames lists the binding's target clusters.

@@ -318,6 +318,10 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 	// Stamped at the decision, in the same write: the graceful eviction
 	// controller then has no stamp to write.
 	planned.CreatedAt = m.Clock.Now()
+	var lastEpoch int64
+	if sp != nil && sp.StatePreservation != nil {
+		lastEpoch = lastFencingEpoch(ctx, m.Client, rb)
+	}
 	var outcome eviction.EvictOutcome
 	var refusal error
 	refusalReason := ""
@@ -339,7 +343,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 		}
 		withState := planned
 		withState.PreservedLabelState = state
-		o, changed, err := evictInto(bindingSpec(b), withState)
+		o, changed, err := evictInto(bindingSpec(b), withState, lastEpoch)
 		if err != nil {
 			refusal, refusalReason = err, "EvictionRejected"
 			return false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/fencing"
 )
 
 // binding is one workload as the controllers see it: a
@@ -106,9 +108,25 @@ func (b *binding) oldCopies(ctx context.Context, c client.Client, taints failove
 			return oldCopy{}
 		}
 		out := oldCopy{Work: &mw.ObjectMeta}
+		// The deletion of a work a task evicts counts from the task's
+		// stamp, on the controllers' own clock, as every other countdown:
+		// the work's deletionTimestamp is the API server's clock, which
+		// the controllers' need not share (a skewed host, a fake clock).
+		for i := range b.State.Tasks {
+			if t := &b.State.Tasks[i]; t.FromCluster == cluster && t.CreationTimestamp != nil {
+				out.DeletingSince = t.CreationTimestamp.Time
+			}
+		}
 		mc := &clusterv1.ManagedCluster{}
 		if err := c.Get(ctx, types.NamespacedName{Name: cluster}, mc); err == nil {
 			out.Unreachable = clusterUnreachable(taints, mc.Spec.Taints)
+			if _, declared := mc.Annotations[fencing.FenceAfterAnnotation]; declared {
+				lease := &coordinationv1.Lease{}
+				if err := c.Get(ctx, types.NamespacedName{Namespace: cluster, Name: ClusterLeaseName}, lease); err != nil {
+					lease = nil
+				}
+				out.FenceAfter, out.LastHeard = memberFence(mc.Annotations, lease)
+			}
 		}
 		return out
 	})

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,7 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
+	"github.com/fleetover/fleetover/fencing"
 	"github.com/fleetover/fleetover/preservation"
 	"github.com/fleetover/fleetover/scheduling"
 )
@@ -141,10 +143,20 @@ func placementTolerations(in []clusterv1beta1.Toleration) []corev1.Toleration {
 // evict applies one eviction to the workload's targets and tasks
 // (eviction.Evict): the cluster leaves the targets and one task tracks its
 // old copy. It reports whether anything changed.
+//
+// An eviction that carries preserved state (a stateful workload) gives
+// the new copy the next fencing epoch (eviction.NextFencingEpoch), which
+// the state remembers once the task is gone.
 func evict(targets []string, st *FailoverState, ev eviction.Eviction) (newTargets []string, changed bool, err error) {
+	if len(ev.PreservedLabelState) > 0 {
+		ev.FencingEpoch = eviction.NextFencingEpoch(st.FencingEpoch, st.Tasks)
+	}
 	res, err := eviction.Evict(targetClusters(targets), st.Tasks, ev)
 	if err != nil || !res.Changed() {
 		return targets, false, err
+	}
+	for i := range res.Tasks {
+		st.FencingEpoch = max(st.FencingEpoch, res.Tasks[i].FencingEpoch)
 	}
 	newTargets = make([]string, len(res.Targets))
 	for i, tc := range res.Targets {
@@ -370,10 +382,33 @@ func deleteOldCopy(t *eviction.GracefulEvictionTask, targets []string) bool {
 }
 
 // oldCopy is what the hub knows of a workload's copy on one cluster: its
-// ManifestWork (nil: gone) and whether the cluster is unreachable.
+// ManifestWork (nil: gone), whether the cluster is unreachable, and, for a
+// cluster whose agent fences, its declared fence and when its lease was
+// last renewed.
 type oldCopy struct {
 	Work        *metav1.ObjectMeta
 	Unreachable bool
+	// DeletingSince, when set, is when the deletion of a work being
+	// deleted counts from, instead of its deletionTimestamp.
+	DeletingSince time.Time
+	FenceAfter    time.Duration
+	LastHeard     time.Time
+}
+
+// memberFence reads what a ManagedCluster's agent declares of its fence
+// (fencing.Declared on the cluster's annotations) and when its lease was
+// last renewed. A missing or invalid declaration is a cluster that cannot
+// fence: its escape counts from the deletion, the documented risk.
+func memberFence(annotations map[string]string, lease *coordinationv1.Lease) (time.Duration, time.Time) {
+	fenceAfter, err := fencing.Declared(annotations)
+	if err != nil || fenceAfter == 0 {
+		return 0, time.Time{}
+	}
+	var heard time.Time
+	if lease != nil && lease.Spec.RenewTime != nil {
+		heard = lease.Spec.RenewTime.Time
+	}
+	return fenceAfter, heard
 }
 
 // oldCopies adapts the hub's view to eviction.OldCopyLookup: a copy is gone
@@ -387,9 +422,12 @@ func oldCopies(of func(cluster string) oldCopy) eviction.OldCopyLookup {
 		if c.Work == nil {
 			return eviction.OldCopy{Gone: true}
 		}
-		out := eviction.OldCopy{Unreachable: c.Unreachable}
+		out := eviction.OldCopy{Unreachable: c.Unreachable, FenceAfter: c.FenceAfter, LastHeard: c.LastHeard}
 		if c.Work.DeletionTimestamp != nil {
 			out.DeletingSince = c.Work.DeletionTimestamp.Time
+			if !c.DeletingSince.IsZero() {
+				out.DeletingSince = c.DeletingSince
+			}
 		}
 		return out
 	})
@@ -401,6 +439,8 @@ type dispatchGate struct {
 	Until     time.Time
 	BlockedBy string
 	Escaped   bool
+	// Fenced: every old cluster given up on fenced its copy.
+	Fenced bool
 }
 
 // gateDispatch asks eviction.DispatchBlocked whether dispatch to target
@@ -410,7 +450,7 @@ type dispatchGate struct {
 // work's deletionTimestamp has passed.
 func gateDispatch(target string, tasks []eviction.GracefulEvictionTask, old eviction.OldCopyLookup, now time.Time, opts eviction.AssessOptions) dispatchGate {
 	g := eviction.DispatchBlocked(target, tasks, old, now, opts)
-	return dispatchGate{Blocked: g.Blocked, Until: g.Until, BlockedBy: g.BlockedBy, Escaped: g.Escaped}
+	return dispatchGate{Blocked: g.Blocked, Until: g.Until, BlockedBy: g.BlockedBy, Escaped: g.Escaped, Fenced: g.Fenced}
 }
 
 // --- graceful eviction ------------------------------------------------------

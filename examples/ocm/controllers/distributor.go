@@ -21,6 +21,7 @@ import (
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
+	"github.com/fleetover/fleetover/fencing"
 )
 
 // WorkDistributor keeps one ManifestWork per cluster of a workload: its
@@ -102,10 +103,14 @@ func (d *WorkDistributor) Reconcile(ctx context.Context, req reconcile.Request) 
 			continue
 		}
 		var state map[string]string
-		if d.StatefulFailoverInjection && !gate.Escaped {
+		if d.StatefulFailoverInjection && (!gate.Escaped || gate.Fenced) {
 			state, _ = injectionState(cluster, targets, b.State.Tasks)
 		}
-		if gate.Escaped {
+		switch {
+		case gate.Escaped && gate.Fenced:
+			d.Events.event(b.Set, corev1.EventTypeNormal, "DispatchAfterFence",
+				"cluster %s is dispatched: the unreachable old cluster fences itself, and its fence is over", cluster)
+		case gate.Escaped:
 			d.Events.event(b.Set, corev1.EventTypeWarning, "DispatchEscaped",
 				"cluster %s is dispatched while the old copy on unreachable cluster %s may still run; no state is injected", cluster, gate.BlockedBy)
 		}
@@ -167,6 +172,8 @@ func carriedState(b *binding, manifest *unstructured.Unstructured) map[string]st
 			keys = append(keys, r.AliasLabelName)
 		}
 	}
+	// The fencing epoch travels with the state (preservation.StateFor).
+	keys = append(keys, eviction.FencingEpochLabel)
 	out := map[string]string{}
 	have := manifest.GetLabels()
 	for _, k := range keys {
@@ -185,7 +192,7 @@ func (d *WorkDistributor) create(ctx context.Context, b *binding, cluster string
 	mw := &workv1.ManifestWork{ObjectMeta: metav1.ObjectMeta{
 		Namespace:   cluster,
 		Name:        WorkName(b.Set),
-		Labels:      map[string]string{ReplicaSetUIDLabel: string(b.Set.UID)},
+		Labels:      workLabels(b),
 		Annotations: map[string]string{ReplicaSetNamespaceAnnotation: b.Set.Namespace, ReplicaSetNameAnnotation: b.Set.Name},
 	}}
 	mw.Spec = *b.Set.Spec.ManifestWorkTemplate.DeepCopy()
@@ -229,6 +236,41 @@ func (d *WorkDistributor) refresh(ctx context.Context, b *binding, mw *workv1.Ma
 		cur.Spec = want
 		return d.Client.Update(ctx, cur)
 	})
+}
+
+// workLabels are the labels of a work made from b: the replica set's UID,
+// and fencing.SingleWriterLabel for a single writer (a stateful workload
+// failed over Directly), which a fencing work agent stops when it loses
+// the hub.
+func workLabels(b *binding) map[string]string {
+	labels := map[string]string{ReplicaSetUIDLabel: string(b.Set.UID)}
+	if singleWriter(b.Policy) {
+		labels[fencing.SingleWriterLabel] = "true"
+	}
+	return labels
+}
+
+// singleWriter reports whether policy fails its workload over as a single
+// writer: state preservation rules, and every failover it has purges
+// Directly.
+func singleWriter(policy *failover.FailoverBehavior) bool {
+	if policy == nil {
+		return false
+	}
+	stateful := false
+	if c := policy.Cluster; c != nil {
+		if c.PurgeMode.Normalize() != eviction.PurgeDirectly {
+			return false
+		}
+		stateful = c.StatePreservation != nil && len(c.StatePreservation.Rules) > 0
+	}
+	if a := policy.Application; a != nil {
+		if a.PurgeMode.Normalize() != eviction.PurgeDirectly {
+			return false
+		}
+		stateful = stateful || a.StatePreservation != nil && len(a.StatePreservation.Rules) > 0
+	}
+	return stateful
 }
 
 func specEqual(a, b workv1.ManifestWorkSpec) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
@@ -35,6 +36,12 @@ type Config struct {
 	Pacer eviction.PacerConfig
 	// Assess tunes the graceful eviction assessment and the dispatch gate.
 	Assess eviction.AssessOptions
+	// AgentFenceAfter is the fence the hub's work agents declare
+	// (fencing.FenceAfterAnnotation on their ManagedCluster; WorkAgent
+	// writes it). When set, Setup rejects an Assess.DirectlyEscapeTimeout
+	// shorter than the wait for that fence (eviction.ValidateFencedEscape).
+	// The dispatch gate reads each cluster's own declaration either way.
+	AgentFenceAfter time.Duration
 	// Detector tunes application failover detection.
 	Detector failover.DetectorConfig
 	// Health configures the health interpreter registry.
@@ -68,6 +75,13 @@ func Setup(_ context.Context, mgr manager.Manager, cfg Config) (*Controllers, er
 	}
 	taints = withOCMKeys(taints)
 	if errs := failover.ValidateClusterTaintConfig(taints, field.NewPath("clusterTaints")); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	if cfg.AgentFenceAfter != 0 {
+		if errs := eviction.ValidateFencedEscape(cfg.Assess, cfg.AgentFenceAfter, field.NewPath("assess")); len(errs) > 0 {
+			return nil, errs.ToAggregate()
+		}
+	} else if errs := eviction.ValidateAssessOptions(cfg.Assess, field.NewPath("assess")); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
 	events := NewEventSink(mgr.GetEventRecorder("fleetover"))

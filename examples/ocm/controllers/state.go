@@ -30,6 +30,10 @@ type FailoverState struct {
 	// ApplicationHealth are the application failover detector's records
 	// (unhealthy-since and settled, per cluster).
 	ApplicationHealth []failover.WorkloadHealthRecord `json:"applicationHealth,omitempty"`
+	// FencingEpoch is the last fencing epoch a failover of the workload
+	// gave its new copy (eviction.NextFencingEpoch counts on from it), kept
+	// when the task that carried it is gone.
+	FencingEpoch int64 `json:"fencingEpoch,omitempty"`
 }
 
 // decodeState reads the failover state from annotations. No annotation is
@@ -50,6 +54,9 @@ func decodeState(annotations map[string]string) (FailoverState, error) {
 	}
 	errs := eviction.ValidateGracefulEvictionTasks(st.Tasks, path.Child("tasks"))
 	errs = append(errs, eviction.ValidateEvictionHistory(st.History, path.Child("history"))...)
+	if st.FencingEpoch < 0 {
+		errs = append(errs, field.Invalid(path.Child("fencingEpoch"), st.FencingEpoch, "must be greater than or equal to 0"))
+	}
 	if len(errs) > 0 {
 		return FailoverState{}, errs.ToAggregate()
 	}
@@ -60,7 +67,7 @@ func decodeState(annotations map[string]string) (FailoverState, error) {
 // and reports whether they changed.
 func encodeState(annotations *map[string]string, st FailoverState) (bool, error) {
 	st.Version = FailoverStateVersion
-	if len(st.Tasks) == 0 && len(st.History) == 0 && len(st.ApplicationHealth) == 0 {
+	if len(st.Tasks) == 0 && len(st.History) == 0 && len(st.ApplicationHealth) == 0 && st.FencingEpoch == 0 {
 		if _, ok := (*annotations)[FailoverStateAnnotation]; !ok {
 			return false, nil
 		}
