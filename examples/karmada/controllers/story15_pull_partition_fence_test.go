@@ -239,9 +239,6 @@ func TestStory15PullAgentFencesBeforeTheNewCopy(t *testing.T) {
 	var newWork *workv1alpha1.Work
 	f.eventually("the new copy's Work once the fence is surely over", func() (bool, string) {
 		newWork = f.work(rb, spare)
-		if newWork == nil {
-			f.touch(rb)
-		}
 		b := f.binding("orders")
 		var stamps []string
 		for _, task := range b.Spec.GracefulEvictionTasks {
@@ -264,25 +261,6 @@ func TestStory15PullAgentFencesBeforeTheNewCopy(t *testing.T) {
 	advance(f.clock.Now().Add(30 * time.Second))
 	if agent.copy != nil {
 		t.Fatalf("the old job came back on %s after the partition: %v", pull, agent.copy)
-	}
-}
-
-// touch writes an annotation on rb, so its controllers look at it again
-// now (the look they asked for on the fake clock may have been answered
-// before the last write they read).
-func (f *fixture) touch(rb client.Object) {
-	f.t.Helper()
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		b := f.binding(rb.GetName())
-		ann := b.GetAnnotations()
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann["test.fleetover.io/touched"] = f.clock.Now().Format(time.RFC3339Nano) + fmt.Sprint(len(ann))
-		b.SetAnnotations(ann)
-		return f.c.Update(f.ctx, b)
-	}); err != nil {
-		f.t.Fatal(err)
 	}
 }
 

@@ -357,9 +357,14 @@ func (f *fixture) waitPending(what string, r *controllers.Schedule, key client.O
 	return at
 }
 
-// stepTo moves the fake clock forward to t.
+// stepTo moves the fake clock forward to t, once the running controllers
+// have done what the present asks of them: a look they request is a wait
+// from the time they read, so the clock must not move under them.
 func (f *fixture) stepTo(t time.Time) {
 	f.t.Helper()
+	if f.activity != nil {
+		f.settle()
+	}
 	if d := t.Sub(f.clock.Now()); d > 0 {
 		f.clock.Step(d)
 	}
