@@ -48,9 +48,9 @@ const defaultSchedulerName = "default-scheduler"
 type objectMeta struct {
 	Name              string            `json:"name"`
 	CreationTimestamp metav1.Time       `json:"creationTimestamp,omitempty"`
-	Namespace   string            `json:"namespace,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Namespace         string            `json:"namespace,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
 }
 
 type clusterObject struct {
