@@ -527,7 +527,7 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed, NoFencing: cfg.noFencing}
 	fleet := "random fleets"
 	if cfg.fleet != "" {
-		run, err := loadFleetRun(cfg.fleet, cfg.scenario)
+		run, err := loadFleetRun(cfg.fleet, cfg.scenario, cfg.fleetRules(cfg.rules))
 		if err == nil {
 			_, err = run.scenario()
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 )
 
@@ -64,6 +66,9 @@ type Engine struct {
 	pacerStale bool
 	// explain is -explain's printer; nil when not asked for.
 	explain *explainer
+	// taintPolicies are the ClusterTaintPolicies of each cluster, by
+	// index, in the order they apply.
+	taintPolicies [][]failover.ConditionTaintPolicy
 }
 
 // Stats counts what happened in a run.
@@ -117,6 +122,14 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 		c.taintsDue = len(c.taints) > 0
 		e.clusters = append(e.clusters, c)
 		e.byName[c.name] = c
+		var ps []failover.ConditionTaintPolicy
+		for _, p := range sc.Settings.ClusterTaintPolicies {
+			if len(p.Clusters) == 0 || slices.Contains(p.Clusters, c.name) {
+				ps = append(ps, p.library())
+			}
+		}
+		e.taintPolicies = append(e.taintPolicies, ps)
+		c.taintsDue = c.taintsDue || len(ps) > 0
 	}
 	for i := range sc.Workloads {
 		w, err := e.newWorkload(i, &sc.Workloads[i])

@@ -469,7 +469,7 @@ func TestRunCLIBadScenario(t *testing.T) {
 	if code := run([]string{"-scenario", p}, &out, &errOut); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
-	want := p + ":3: clusters[1].zone: must not be empty"
+	want := "fleetsim: -scenario: " + p + ":3: clusters[1].zone: must not be empty"
 	if !strings.HasPrefix(errOut.String(), want) {
 		t.Errorf("stderr %q, want prefix %q", errOut.String(), want)
 	}

@@ -67,6 +67,7 @@ func (e *Engine) whyInput(w *workload) why.Input {
 		OldCopies:           e.oldCopies(w),
 		TargetHealth:        e.copyHealth(w),
 		Assess:              e.assessOptions(),
+		Gates:               why.Gates{ClusterFailoverOff: !*e.sc.Settings.ClusterFailover},
 		Now:                 e.Now(),
 	}
 	for _, c := range e.clusters {

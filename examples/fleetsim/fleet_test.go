@@ -17,13 +17,16 @@ import (
 
 const exportDir = "testdata/karmada-export"
 
+// karmadaFailoverOn turns Karmada's cluster failover on.
+const karmadaFailoverOn = "--feature-gates=Failover=true --enable-no-execute-taint-eviction=true"
+
 // The workloads of the testdata export, by the names the simulator gives
 // them, and the binding it leaves out.
 var exportWorkloads = []string{"analytics/fraud-detector", "orders/orders-db", "platform/ingress-gateway", "search/search-api", "shop/payments", "shop/web"}
 
 func TestRunFleetExport(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"-fleet", exportDir}, &out, &errOut); code != 0 {
+	if code := run([]string{"-fleet", exportDir, "-karmada-flags", karmadaFailoverOn}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
 	}
 	s := out.String()
@@ -661,7 +664,9 @@ func exportRun(t *testing.T, export string) *fleetRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := buildFleetRun(f, "export.yaml", "", nil)
+	// The placement tests follow fleetover's failover; Karmada's rules
+	// place the same way once a failover happens.
+	run, err := buildFleetRun(f, "export.yaml", "", nil, fleetRules{Rules: RulesFleetover})
 	if err != nil {
 		t.Fatal(err)
 	}
