@@ -177,7 +177,8 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("-explain: the scenario has no workload named %q (it has %s)", opts.Explain, strings.Join(e.workloadNames(), ", "))
 		}
 		e.explain = &explainer{workload: opts.Explain, out: opts.ExplainTo}
-		_, e.explain.err = fmt.Fprintf(opts.ExplainTo, "WHY  workload %q in scenario %q, at the start and at every step that changes it\n", opts.Explain, sc.Name)
+		_, e.explain.err = fmt.Fprintf(opts.ExplainTo, "WHY  workload %q in scenario %q, at the start and at every step that changes it; times are from the start, %s\n",
+			opts.Explain, sc.Name, simEpoch.Format(time.RFC3339))
 		e.explain.observe(e)
 	}
 	return e, nil
