@@ -66,6 +66,9 @@ type Engine struct {
 	pacerStale bool
 	// explain is -explain's printer; nil when not asked for.
 	explain *explainer
+	// randomDraws counts what the run drew at random (job ids): none, and
+	// the seed changes nothing.
+	randomDraws int
 	// taintPolicies are the ClusterTaintPolicies of each cluster, by
 	// index, in the order they apply.
 	taintPolicies [][]failover.ConditionTaintPolicy
@@ -206,6 +209,9 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 
 // Elapsed returns the simulated time since the start.
 func (e *Engine) Elapsed() time.Duration { return e.clock.Now().Sub(simEpoch) }
+
+// DrewAtRandom reports whether the run drew anything from its seed.
+func (e *Engine) DrewAtRandom() bool { return e.randomDraws > 0 }
 
 // Seed returns the seed of this run.
 func (e *Engine) Seed() int64 { return e.seed }

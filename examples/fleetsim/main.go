@@ -282,6 +282,11 @@ func runScenario(cfg config, stdout, stderr io.Writer, forceProgress, terminal b
 	}
 	violations := e.Run()
 	elapsed := time.Since(started)
+	if cfg.seed != 0 && !e.DrewAtRandom() {
+		// -seed on a run with no randomness: say so, on stderr so JSON
+		// stays one document.
+		fmt.Fprintf(stderr, "fleetsim: -seed %d: this run drew nothing at random (every job id comes from the scenario), so the seed changed nothing\n", cfg.seed)
+	}
 	if err := e.ExplainErr(); err != nil {
 		fmt.Fprintln(stderr, "fleetsim: -explain:", err)
 		return 2

@@ -141,7 +141,7 @@ func validateScenario(c *errCollector, sc *Scenario) {
 	case eps < 0:
 		c.add("settings.evictionsPerSecond", "must not be negative")
 	case eps != 0 && (eps < minEvictionsPerSecond || eps > maxEvictionsPerSecond):
-		c.add("settings.evictionsPerSecond", "must be between %g and %g (0 takes the default %d), got %g",
+		c.add("settings.evictionsPerSecond", "must be between %g and %g (leave it out for the default %d), got %g",
 			minEvictionsPerSecond, maxEvictionsPerSecond, defaultEvictionsPerSecond, eps)
 	default:
 		// Rate and burst both come from evictionsPerSecond.
@@ -165,6 +165,38 @@ func validateScenario(c *errCollector, sc *Scenario) {
 		c.add("settings.fenceAfter", "Karmada's rules have no fencing (its Directly purge never gives up on an old copy); leave it out or use rules %s", RulesFleetover)
 	}
 	validateTaintPolicies(c, sc)
+	// Zero means zero or is an error, never a silent default: these
+	// settings take their default when left out, and 0 is no value for
+	// them (the library reads a zero as its default).
+	for _, z := range []struct {
+		key string
+		v   Duration
+		def time.Duration
+	}{
+		{"failureThreshold", st.FailureThreshold, defaultFailureThreshold},
+		{"successThreshold", st.SuccessThreshold, defaultSuccessThreshold},
+		{"monitorGracePeriod", st.MonitorGracePeriod, defaultMonitorGracePeriod},
+		{"startupGracePeriod", st.StartupGracePeriod, defaultStartupGracePeriod},
+		{"evictionTimeout", st.EvictionTimeout, defaultEvictionTimeout},
+		{"gracefulEvictionTimeout", st.GracefulEvictionTimeout, defaultGracefulEvictionTimeout},
+		{"startupDelay", st.StartupDelay, defaultStartupDelay},
+	} {
+		if _, given := c.ix.byPath["settings."+z.key]; given && z.v == 0 {
+			c.add("settings."+z.key, "must be greater than 0: 0 is not taken as %s (leave the setting out for that default)", z.def)
+		}
+	}
+	if _, given := c.ix.byPath["settings.evictionsPerSecond"]; given && st.EvictionsPerSecond == 0 {
+		c.add("settings.evictionsPerSecond", "must be greater than 0: 0 is not taken as the default (leave the setting out for it)")
+	}
+	for _, k := range []string{"step", "duration"} {
+		v := sc.Step
+		if k == "duration" {
+			v = sc.Duration
+		}
+		if _, given := c.ix.byPath[k]; given && v == 0 {
+			c.add(k, "must be greater than 0 (leave it out for the default)")
+		}
+	}
 
 	if len(sc.Clusters) == 0 {
 		c.add("clusters", "a scenario needs at least one cluster")
