@@ -2,6 +2,7 @@ package why
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -106,10 +107,93 @@ func Pacing(cluster string, state eviction.DisruptionState, at time.Time, ok boo
 		e.Reason, e.Holds, e.Until = ReasonEvictionPaced, true, at
 		e.Message = fmt.Sprintf("the eviction from cluster %s waits for the fleet's eviction rate (%s mode, %g evictions per second)", cluster, state.Mode, state.Rate)
 	default:
-		e.Reason, e.Until = ReasonEvictionDue, now
+		e.Reason = ReasonEvictionDue
 		e.Message = fmt.Sprintf("the workload is evicted from cluster %s now", cluster)
 	}
 	return e
+}
+
+// PacerWait is when the pacer p lets an eviction from zone through,
+// counted on the caller's clock (now), whatever clock p runs on: the wait
+// comes from p's bucket (Export) and rate, not from p's own time. ok is
+// false while evictions are stopped; a zero at means now.
+func PacerWait(p eviction.Pacer, zone string, now time.Time) (at time.Time, ok bool) {
+	st := p.State(zone)
+	if st.Mode == eviction.DisruptionFull || st.Rate <= 0 {
+		return time.Time{}, false
+	}
+	var z *eviction.ZonePacerState
+	zones := p.Export().Zones
+	for i := range zones {
+		if zones[i].Zone == zone || (z == nil && zones[i].Zone == "") {
+			z = &zones[i]
+		}
+	}
+	if z == nil {
+		return time.Time{}, true // a zone not counted yet has a full bucket
+	}
+	tokens := z.Tokens
+	if now.After(z.CountedAt) {
+		// Tokens earned since the bucket was counted, when both clocks
+		// agree; a pacer ahead of now has earned nothing since.
+		tokens += now.Sub(z.CountedAt).Seconds() * st.Rate
+	}
+	if tokens >= 1 {
+		return time.Time{}, true
+	}
+	return now.Add(time.Duration(math.Ceil((1 - tokens) / st.Rate * float64(time.Second)))), true
+}
+
+// NoExecuteTaintDue refines e, a ClusterNotReadyWithoutNoExecuteTaint
+// explanation of a cluster with conditions, by what the controller's taint
+// configuration cfg will do: hold until the timed NoExecute health taint
+// is due, or until a ClusterTaintPolicy that matches adds one; when
+// nothing ever will, a warning (ReasonNoNoExecuteTaintSource) naming the
+// ClusterTaintPolicy to create.
+func NoExecuteTaintDue(e Explanation, conditions []metav1.Condition, cfg failover.ClusterTaintConfig) Explanation {
+	ready := meta.FindStatusCondition(conditions, conditionReady)
+	if cfg.NoExecuteAfterTimeout && ready != nil && !ready.LastTransitionTime.IsZero() {
+		timeout := cfg.EvictionTimeout
+		if timeout == 0 {
+			timeout = failover.DefaultEvictionTimeout
+		}
+		e.Until = ready.LastTransitionTime.Add(timeout)
+		e.Message += fmt.Sprintf("; the NoExecute health taint is due %s after Ready left True", timeout)
+		return e
+	}
+	for _, p := range cfg.Policies {
+		if addsNoExecute(p) && allMatch(p.AddOnConditions, conditions) {
+			e.Message += fmt.Sprintf("; ClusterTaintPolicy %s adds a NoExecute taint at its next reconcile", p.Name)
+			return e
+		}
+	}
+	e.Reason, e.Warning = ReasonNoNoExecuteTaintSource, true
+	e.Message = strings.Replace(e.Message, "it carries no NoExecute taint yet, so nothing evicts the workload from it",
+		"nothing adds a NoExecute taint to it (the cluster controller adds NoSchedule only), so nothing will evict the workload until a ClusterTaintPolicy adds one", 1) +
+		"; create one: " + ClusterTaintPolicyHint
+	return e
+}
+
+// ClusterTaintPolicyHint is the ClusterTaintPolicy that makes a Karmada
+// cluster that is not ready evict: a NoExecute taint while Ready is False
+// or Unknown, removed once it is True (Karmada's webhook admits NoExecute
+// with --allow-no-execute-taint-policy).
+const ClusterTaintPolicyHint = `apiVersion: policy.karmada.io/v1alpha1, kind: ClusterTaintPolicy, spec: {addOnConditions: [{conditionType: Ready, operator: In, statusValues: ["False", "Unknown"]}], removeOnConditions: [{conditionType: Ready, operator: In, statusValues: ["True"]}], taints: [{key: cluster.karmada.io/not-ready, effect: NoExecute}]}`
+
+func addsNoExecute(p failover.ConditionTaintPolicy) bool {
+	return slices.ContainsFunc(p.Taints, func(t corev1.Taint) bool { return t.Effect == corev1.TaintEffectNoExecute })
+}
+
+func allMatch(ms []failover.ConditionMatch, conditions []metav1.Condition) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if !m.Matches(conditions) {
+			return false
+		}
+	}
+	return true
 }
 
 func orText(s, def string) string {
@@ -316,6 +400,9 @@ func State(target string, targets []eviction.TargetCluster, tasks []eviction.Gra
 	}
 	// Relaxing one rule at a time tells which one withheld the state, with
 	// StateFor itself deciding: the rules are not repeated here.
+	// A withheld state holds the workload: its new copy would start from
+	// scratch, which is what the binding's condition reports.
+	e.Holds = true
 	if _, ok := (preservation.InjectionPolicy{WhileOldCopyRuns: true, IntoSeveralTargets: policy.IntoSeveralTargets}).StateFor(target, targets, tasks); ok {
 		e.Reason, e.Warning = ReasonStateWhileOldCopyRuns, true
 		e.Message = fmt.Sprintf("the state from cluster %s is not injected on cluster %s: the old copy may still run (purge mode %s); set InjectionPolicy.WhileOldCopyRuns or purge Directly", carrier.FromCluster, target, carrier.PurgeMode.Normalize())
@@ -399,9 +486,28 @@ func Evict(cluster string, res eviction.EvictResult) Explanation {
 	case eviction.EvictAlreadyInProgress:
 		e.Reason = ReasonEvictionAlreadyQueued
 		e.Message = fmt.Sprintf("the workload is already leaving cluster %s; its task is kept (new preserved state merged in)", cluster)
-	default:
+	case eviction.EvictNotPlaced:
 		e.Reason = ReasonEvictionNotPlaced
 		e.Message = fmt.Sprintf("the workload does not run on cluster %s, so there is nothing to evict", cluster)
+	default:
+		// No outcome: Evict returned an error (the zero EvictResult).
+		return EvictFailed(cluster, nil)
+	}
+	return e
+}
+
+// EvictFailed explains an eviction eviction.Evict refused with err (an
+// eviction.InvalidEvictionError for the zero Eviction or a task that does
+// not validate): nothing changed, and the same eviction will be refused
+// again. A nil err stands for an error not at hand.
+func EvictFailed(cluster string, err error) Explanation {
+	e := Explanation{Step: StepEviction, Cluster: cluster, Reason: ReasonInvalidEviction, Holds: true, Warning: true,
+		Message: "the eviction was refused and nothing changed"}
+	if cluster != "" {
+		e.Message = fmt.Sprintf("the eviction from cluster %s was refused and nothing changed", cluster)
+	}
+	if err != nil {
+		e.Message += ": " + err.Error()
 	}
 	return e
 }

@@ -47,15 +47,22 @@ type Explanation struct {
 	Warning bool
 }
 
-// String renders the explanation on one line.
-func (e Explanation) String() string {
+// String renders the explanation on one line, times in RFC 3339.
+func (e Explanation) String() string { return e.Format(rfc3339) }
+
+// Format renders the explanation on one line, with at writing its time
+// (Until): a caller that explains on one clock writes every time the same
+// way, relative to its start, say.
+func (e Explanation) Format(at func(time.Time) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-17s %-32s %s", e.Step, e.Reason, e.Message)
 	if !e.Until.IsZero() {
-		fmt.Fprintf(&b, " (until %s)", e.Until.UTC().Format(time.RFC3339))
+		fmt.Fprintf(&b, " (until %s)", at(e.Until))
 	}
 	return b.String()
 }
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // Chain is the answer to "why is this workload where it is": the steps in
 // order, and the one that holds it.
@@ -79,8 +86,12 @@ func (c Chain) Held() (Explanation, bool) {
 }
 
 // Render writes the chain one step per line, the holding step marked with
-// "=>" (or "!!" when it needs a person), then when it changes by itself.
-func (c Chain) Render(w io.Writer) error {
+// "=>" (or "!!" when it needs a person), then when it changes by itself;
+// times in RFC 3339.
+func (c Chain) Render(w io.Writer) error { return c.RenderWith(w, rfc3339) }
+
+// RenderWith is Render with at writing every time.
+func (c Chain) RenderWith(w io.Writer, at func(time.Time) string) error {
 	for i, s := range c.Steps {
 		mark := "  "
 		if i == c.Holding {
@@ -89,12 +100,12 @@ func (c Chain) Render(w io.Writer) error {
 				mark = "!!"
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%s %s\n", mark, s); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %s\n", mark, s.Format(at)); err != nil {
 			return err
 		}
 	}
 	if !c.NextChange.IsZero() {
-		_, err := fmt.Fprintf(w, "   next change by itself at %s\n", c.NextChange.UTC().Format(time.RFC3339))
+		_, err := fmt.Fprintf(w, "   next change by itself at %s\n", at(c.NextChange))
 		return err
 	}
 	return nil

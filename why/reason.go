@@ -19,6 +19,11 @@ const (
 	ReasonClusterUnreachable     Reason = "ClusterUnreachable"
 	ReasonClusterNoReadyStatus   Reason = "ClusterNoReadyCondition"
 	ReasonClusterNotReadyNoTaint Reason = "ClusterNotReadyWithoutNoExecuteTaint"
+	// ReasonNoNoExecuteTaintSource: nothing the controller runs will ever
+	// add a NoExecute taint to a cluster that is not ready (no timed
+	// health taint, no ClusterTaintPolicy for it), so cluster failover
+	// never evicts: a warning naming the ClusterTaintPolicy to create.
+	ReasonNoNoExecuteTaintSource Reason = "NoNoExecuteTaintSource"
 )
 
 // Reasons of the toleration step (cluster failover). ReasonFailoverPaused
@@ -58,6 +63,10 @@ const (
 	ReasonEvictionTaskAdded     Reason = "EvictionTaskAdded"
 	ReasonEvictionAlreadyQueued Reason = "EvictionAlreadyInProgress"
 	ReasonEvictionNotPlaced     Reason = "EvictionNotPlaced"
+	// ReasonInvalidEviction: eviction.Evict refused the eviction (an
+	// eviction.InvalidEvictionError: no cluster named, a task that does not
+	// validate); nothing changed.
+	ReasonInvalidEviction Reason = "InvalidEviction"
 )
 
 // Reasons of the cluster taint step (failover.ComputeClusterTaints).
@@ -129,13 +138,13 @@ func Reasons() []Reason {
 	return []Reason{
 		ReasonInvalidFailoverPolicy,
 		ReasonClusterReady, ReasonClusterNotFound, ReasonClusterNotReady, ReasonClusterUnreachable,
-		ReasonClusterNoReadyStatus, ReasonClusterNotReadyNoTaint,
+		ReasonClusterNoReadyStatus, ReasonClusterNotReadyNoTaint, ReasonNoNoExecuteTaintSource,
 		ReasonFailoverPaused, ReasonTaintToleratedForever, ReasonTolerationNotExpired,
 		ReasonTaintNotTolerated, ReasonTolerationExpired, ReasonClusterFailoverOff,
 		ReasonFullDisruption, ReasonEvictionPaced, ReasonEvictionDue,
 		ReasonApplicationFailoverOff, ReasonNoHealthInterpreter, ReasonWorkloadHealthy, ReasonHealthUnknown,
 		ReasonPreConditionsPending, ReasonUnhealthyNotExpired, ReasonApplicationEvictionDue,
-		ReasonEvictionInProgress, ReasonEvictionTaskAdded, ReasonEvictionAlreadyQueued, ReasonEvictionNotPlaced,
+		ReasonEvictionInProgress, ReasonEvictionTaskAdded, ReasonEvictionAlreadyQueued, ReasonEvictionNotPlaced, ReasonInvalidEviction,
 		ReasonTaintsUnchanged, ReasonTaintsChanged,
 		ReasonClusterFiltered,
 		ReasonPlacementDue, ReasonNoFeasibleCluster, ReasonNoClusterLeft, ReasonZoneSpreadBlocks, ReasonRegionSpreadBlocks, ReasonSchedulingSuspended,

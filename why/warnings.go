@@ -63,6 +63,13 @@ type PolicyInput struct {
 	// stateful workload failing over Directly gets the
 	// DirectlyEscapeWithoutFence warning (failover.WarningsForUnfencedMembers).
 	MembersFence bool
+	// ClusterTaints is how the controller taints clusters; nil skips the
+	// check. Given, cluster failover on (Gates) and nothing that adds a
+	// NoExecute taint to a cluster whose Ready is False or Unknown (no
+	// timed health taint, no matching ClusterTaintPolicy, as in Karmada by
+	// default), the NoNoExecuteTaintSource warning names the
+	// ClusterTaintPolicy to create.
+	ClusterTaints *failover.ClusterTaintConfig
 }
 
 // Warnings returns the settings of in whose failover can never fire, each
@@ -100,6 +107,18 @@ func Warnings(in PolicyInput) []Warning {
 			}
 		}
 	}
+	if cfg := in.ClusterTaints; cfg != nil && !in.Gates.ClusterFailoverOff && !evictsOnFailure(*cfg) {
+		warn(fp, ReasonNoNoExecuteTaintSource, "nothing adds a NoExecute taint to a cluster that is not ready (the cluster controller adds NoSchedule only), so no cluster failure evicts this workload; create a ClusterTaintPolicy: %s", ClusterTaintPolicyHint)
+	}
+	if StatefulKind(in.Kind) {
+		fb := in.Policy
+		if fb == nil || fb.Cluster == nil || fb.Cluster.StatePreservation == nil || len(fb.Cluster.StatePreservation.Rules) == 0 {
+			warn(fp.Child("cluster", "statePreservation"), ReasonNoStateToCarry, "a %s that fails over with a cluster restarts from scratch: no statePreservation carries its job; add rules such as {aliasLabelName: failover.fleetover.io/jobid, jsonPath: \"{ .jobStatus.jobId }\"} with purgeMode Directly", in.Kind.Kind)
+		}
+		if fb != nil && fb.Application != nil && (fb.Application.StatePreservation == nil || len(fb.Application.StatePreservation.Rules) == 0) {
+			warn(fp.Child("application", "statePreservation"), ReasonNoStateToCarry, "a %s that fails over on its own health restarts from scratch: no statePreservation carries its job; add rules as for cluster failover", in.Kind.Kind)
+		}
+	}
 	tp := orPath(in.TolerationsPath, "placement", "clusterTolerations")
 	for _, key := range []string{failover.TaintKeyClusterNotReady, failover.TaintKeyClusterUnreachable} {
 		taint := corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: time.Unix(0, 0)}}
@@ -112,6 +131,24 @@ func Warnings(in PolicyInput) []Warning {
 		warn(orPath(in.PlacementPath, "placement"), ReasonNoClusterLeft, "no cluster outside the current placement passes the placement's filters, so an evicted copy has nowhere to go")
 	}
 	return out
+}
+
+// evictsOnFailure reports whether cfg adds a NoExecute taint to a cluster
+// whose Ready condition is False or Unknown: the timed health taint, or a
+// ClusterTaintPolicy whose add conditions match both.
+func evictsOnFailure(cfg failover.ClusterTaintConfig) bool {
+	if cfg.NoExecuteAfterTimeout {
+		return true
+	}
+	for _, st := range []metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionUnknown} {
+		conds := []metav1.Condition{{Type: conditionReady, Status: st}}
+		if !slices.ContainsFunc(cfg.Policies, func(p failover.ConditionTaintPolicy) bool {
+			return addsNoExecute(p) && allMatch(p.AddOnConditions, conds)
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // roomOutside reports whether a cluster outside targets passes the

@@ -102,7 +102,20 @@ type Input struct {
 	Assess          eviction.AssessOptions
 	// Injection is the state injection policy; nil leaves the state step out.
 	Injection *preservation.InjectionPolicy
-	Now       time.Time
+	// ClusterTaints is how the controller taints clusters (the timed
+	// NoExecute health taint, the ClusterTaintPolicies); nil when unknown.
+	// Given, a cluster that is not ready and carries no NoExecute taint is
+	// explained by it: held until the taint is due, or a warning when
+	// nothing will ever add one (Karmada without a ClusterTaintPolicy).
+	ClusterTaints *failover.ClusterTaintConfig
+	// Kind is the workload's kind; empty takes Application.Kind. A kind
+	// whose failover restarts it from scratch without preserved state
+	// (StatefulKind) is reported when it fails over without any.
+	Kind schema.GroupVersionKind
+	// Now is the one clock of the explanation: every Until and every
+	// wait is counted from it, also the pacer's (whose own clock may be
+	// another).
+	Now time.Time
 }
 
 // Workload answers "why is this workload where it is": the chain from its
@@ -128,6 +141,9 @@ func Workload(in Input) Chain {
 			continue
 		}
 		if h := ClusterHealth(cl.Name, cl.Conditions, cl.Taints); h.Reason != ReasonClusterReady {
+			if h.Reason == ReasonClusterNotReadyNoTaint && in.ClusterTaints != nil && !in.Gates.ClusterFailoverOff {
+				h = NoExecuteTaintDue(h, cl.Conditions, *in.ClusterTaints)
+			}
 			c.add(h)
 		}
 		if !hasNoExecute(cl.Taints) {
@@ -155,7 +171,7 @@ func Workload(in Input) Chain {
 			c.add(Explanation{Step: StepEviction, Cluster: cl.Name, Reason: ReasonEvictionDue, Until: now,
 				Message: fmt.Sprintf("the workload is evicted from cluster %s now", cl.Name)})
 		} else {
-			at, ok := in.Pacer.When(cl.Zone)
+			at, ok := PacerWait(in.Pacer, cl.Zone, now)
 			p := Pacing(cl.Name, in.Pacer.State(cl.Zone), at, ok, now)
 			c.add(p)
 			if p.Holds {
@@ -173,6 +189,11 @@ func Workload(in Input) Chain {
 	c.placement(in, lost)
 	for _, t := range in.Targets {
 		if in.Dispatched != nil && slices.Contains(in.Dispatched, t.Name) {
+			// A copy that runs already: say when it started without the
+			// state its kind needs.
+			if e, ok := noStateCarried(in, t.Name); ok {
+				c.add(e)
+			}
 			continue
 		}
 		if e, ok := Dispatch(t.Name, in.Suspension.DispatchSuspended(t.Name), eviction.DispatchBlocked(t.Name, in.Tasks, in.OldCopies, now, in.Assess)); ok {
@@ -180,6 +201,8 @@ func Workload(in Input) Chain {
 		}
 		if in.Injection != nil && eviction.StateCarrier(t.Name, in.Tasks) != nil {
 			c.add(State(t.Name, in.Targets, in.Tasks, *in.Injection))
+		} else if e, ok := noStateCarried(in, t.Name); ok {
+			c.add(e)
 		}
 	}
 	if len(in.Tasks) > 0 {
@@ -199,6 +222,40 @@ func Workload(in Input) Chain {
 	}
 	c.NextChange = earliestAfter(c.Steps, now)
 	return c
+}
+
+// noStateCarried explains a new copy of a stateful kind on target that
+// starts without state: the failover that placed it (a task whose old
+// copy is not on target) preserved none, because the policy has no
+// statePreservation for it.
+func noStateCarried(in Input, target string) (Explanation, bool) {
+	kind := in.Kind
+	if kind.Empty() {
+		kind = in.Application.Kind
+	}
+	if !StatefulKind(kind) || eviction.StateCarrier(target, in.Tasks) != nil {
+		return Explanation{}, false
+	}
+	for _, t := range in.Tasks {
+		if t.FromCluster == target || slices.Contains(t.ClustersBeforeFailover, target) {
+			continue
+		}
+		field := "failover.cluster.statePreservation"
+		if t.Reason == eviction.ReasonApplicationFailure {
+			field = "failover.application.statePreservation"
+		}
+		return Explanation{Step: StepState, Cluster: target, Reason: ReasonNoStateToCarry, Warning: true,
+			Message: fmt.Sprintf("the %s on cluster %s starts from scratch: the failover from cluster %s preserved no state, as the policy has no %s; add rules such as {aliasLabelName: failover.fleetover.io/jobid, jsonPath: \"{ .jobStatus.jobId }\"} (and purge Directly, so one copy writes it)",
+				kind.Kind, target, t.FromCluster, field)}, true
+	}
+	return Explanation{}, false
+}
+
+// StatefulKind reports whether a workload of kind loses its progress when
+// it fails over without preserved state: a FlinkDeployment restarts its
+// job from nothing unless it gets the job (and its checkpoint) to resume.
+func StatefulKind(kind schema.GroupVersionKind) bool {
+	return kind.Kind == "FlinkDeployment" && (kind.Group == "" || kind.Group == "flink.apache.org")
 }
 
 // application adds the application failover steps and returns the clusters

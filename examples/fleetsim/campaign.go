@@ -527,7 +527,7 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 	cc := CampaignConfig{Schedules: cfg.campaign, FirstSeed: seed, NoFencing: cfg.noFencing}
 	fleet := "random fleets"
 	if cfg.fleet != "" {
-		run, err := loadFleetRun(cfg.fleet, cfg.scenario)
+		run, err := loadFleetRun(cfg.fleet, cfg.scenario, cfg.fleetRules(cfg.rules))
 		if err == nil {
 			_, err = run.scenario()
 		}
@@ -566,11 +566,25 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		fmt.Fprintln(stderr, "fleetsim:", err)
 		return 2
 	}
+	line := fmt.Sprintf("campaign on %s: %d schedules (seeds %d..%d), %d steps, %d evictions, %d controller restarts, %d violations",
+		fleet, res.Schedules, seed, seed+int64(res.Schedules)-1, res.Steps, res.Evictions, res.Restarts, len(res.Violations))
+	if cfg.report != "" {
+		// -report always writes the campaign's result, and the first
+		// failing schedule when there is one.
+		if err := writeCampaignReport(cfg.report, line, res); err != nil {
+			fmt.Fprintln(stderr, "fleetsim: -report:", err)
+			return 2
+		}
+		note := stdout
+		if cfg.output == "json" {
+			note = stderr
+		}
+		fmt.Fprintf(note, "fleetsim: campaign report written to %s\n", filepath.Join(cfg.report, "campaign.md"))
+	}
 	if cfg.output == "json" {
 		return writeCampaignJSON(cfg, stdout, stderr, fleet, seed, res)
 	}
-	fmt.Fprintf(stdout, "campaign on %s: %d schedules (seeds %d..%d), %d steps, %d evictions, %d controller restarts, %d violations, in %s\n",
-		fleet, res.Schedules, seed, seed+int64(res.Schedules)-1, res.Steps, res.Evictions, res.Restarts, len(res.Violations), time.Since(started).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "%s, in %s\n", line, time.Since(started).Round(time.Millisecond))
 	if len(res.Violations) == 0 {
 		return 0
 	}
@@ -582,12 +596,7 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		fmt.Fprintf(stdout, "  %v\n", v)
 	}
 	if cfg.report != "" {
-		if err := os.MkdirAll(cfg.report, 0o755); err == nil {
-			p := filepath.Join(cfg.report, "failing-scenario.yaml")
-			if os.WriteFile(p, res.FailingScenario, 0o644) == nil {
-				fmt.Fprintf(stdout, "  replay: go run ./examples/fleetsim -scenario %s\n", p)
-			}
-		}
+		fmt.Fprintf(stdout, "  replay: go run ./examples/fleetsim -scenario %s\n", filepath.Join(cfg.report, "failing-scenario.yaml"))
 	} else {
 		replay := fmt.Sprintf("-campaign 1 -seed %d", res.Violations[0].Seed)
 		if cfg.fleet != "" {
@@ -599,6 +608,29 @@ func runCampaignCmd(cfg config, stdout, stderr io.Writer, showProgress bool) int
 		fmt.Fprintf(stdout, "  replay the first failing schedule: go run ./examples/fleetsim %s -report DIR\n", replay)
 	}
 	return 1
+}
+
+// writeCampaignReport writes dir/campaign.md (the result and its
+// violations) and, when a schedule failed, dir/failing-scenario.yaml.
+func writeCampaignReport(dir, line string, res CampaignResult) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# fleetsim campaign\n\n%s.\n", line)
+	if len(res.Violations) > 0 {
+		b.WriteString("\n## Violations\n\n")
+		for _, v := range res.Violations {
+			fmt.Fprintf(&b, "- %v\n", v)
+		}
+		b.WriteString("\nThe first failing schedule is `failing-scenario.yaml`: `go run ./examples/fleetsim -scenario failing-scenario.yaml` replays it.\n")
+		if err := os.WriteFile(filepath.Join(dir, "failing-scenario.yaml"), res.FailingScenario, 0o644); err != nil {
+			return err
+		}
+	} else {
+		b.WriteString("\nEvery invariant held in every schedule: no failing schedule to write.\n")
+	}
+	return os.WriteFile(filepath.Join(dir, "campaign.md"), []byte(b.String()), 0o644)
 }
 
 // writeCampaignJSON writes a campaign's result as one JSON document; with

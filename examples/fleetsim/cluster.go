@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/fencing"
 )
 
@@ -101,6 +102,10 @@ func (e *Engine) taintClusters() {
 			continue
 		}
 		next, at := e.lib.Taints(c.cond, c.taints, now)
+		if ps := e.taintPolicies[c.idx]; len(ps) > 0 {
+			// The ClusterTaintPolicies, after the health taints.
+			next = failover.ComputePolicyTaints(ps, []metav1.Condition{c.cond}, next, now).Result
+		}
 		c.taintsDue, c.taintsNext = false, at
 		for _, t := range next {
 			if !hasTaint(c.taints, t) {

@@ -13,6 +13,15 @@ import (
 // the planner's NextCheck (the earliest toleration to run out). The planner
 // lists the workloads that must leave each due cluster.
 func (e *Engine) failoverClusters() {
+	if !*e.sc.Settings.ClusterFailover {
+		// The taint manager evicts nothing (Karmada: the Failover gate,
+		// --enable-taint-manager or --enable-no-execute-taint-eviction off).
+		for {
+			if _, ok := e.taintQueue.TryGet(); !ok {
+				return
+			}
+		}
+	}
 	now := e.Now()
 	var bindings []failover.ClusterBinding
 	var owners []*workload

@@ -109,6 +109,7 @@ func (e *Engine) jobIDFor(w *workload, labels map[string]string) string {
 		}
 	}
 	w.jobSeq++
+	e.randomDraws++
 	id := fmt.Sprintf("%016x%016x", e.rng.Uint64(), uint64(w.jobSeq))
 	if w.origJob == "" {
 		w.origJob = id

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 )
 
@@ -64,6 +66,12 @@ type Engine struct {
 	pacerStale bool
 	// explain is -explain's printer; nil when not asked for.
 	explain *explainer
+	// randomDraws counts what the run drew at random (job ids): none, and
+	// the seed changes nothing.
+	randomDraws int
+	// taintPolicies are the ClusterTaintPolicies of each cluster, by
+	// index, in the order they apply.
+	taintPolicies [][]failover.ConditionTaintPolicy
 }
 
 // Stats counts what happened in a run.
@@ -117,6 +125,14 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 		c.taintsDue = len(c.taints) > 0
 		e.clusters = append(e.clusters, c)
 		e.byName[c.name] = c
+		var ps []failover.ConditionTaintPolicy
+		for _, p := range sc.Settings.ClusterTaintPolicies {
+			if len(p.Clusters) == 0 || slices.Contains(p.Clusters, c.name) {
+				ps = append(ps, p.library())
+			}
+		}
+		e.taintPolicies = append(e.taintPolicies, ps)
+		c.taintsDue = c.taintsDue || len(ps) > 0
 	}
 	for i := range sc.Workloads {
 		w, err := e.newWorkload(i, &sc.Workloads[i])
@@ -164,7 +180,8 @@ func NewEngine(sc *Scenario, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("-explain: the scenario has no workload named %q (it has %s)", opts.Explain, strings.Join(e.workloadNames(), ", "))
 		}
 		e.explain = &explainer{workload: opts.Explain, out: opts.ExplainTo}
-		_, e.explain.err = fmt.Fprintf(opts.ExplainTo, "WHY  workload %q in scenario %q, at the start and at every step that changes it\n", opts.Explain, sc.Name)
+		_, e.explain.err = fmt.Fprintf(opts.ExplainTo, "WHY  workload %q in scenario %q, at the start and at every step that changes it; times are from the start, %s\n",
+			opts.Explain, sc.Name, simEpoch.Format(time.RFC3339))
 		e.explain.observe(e)
 	}
 	return e, nil
@@ -192,6 +209,9 @@ func (e *Engine) Now() time.Time { return e.clock.Now() }
 
 // Elapsed returns the simulated time since the start.
 func (e *Engine) Elapsed() time.Duration { return e.clock.Now().Sub(simEpoch) }
+
+// DrewAtRandom reports whether the run drew anything from its seed.
+func (e *Engine) DrewAtRandom() bool { return e.randomDraws > 0 }
 
 // Seed returns the seed of this run.
 func (e *Engine) Seed() int64 { return e.seed }

@@ -469,7 +469,7 @@ func TestRunCLIBadScenario(t *testing.T) {
 	if code := run([]string{"-scenario", p}, &out, &errOut); code != 2 {
 		t.Fatalf("exit %d", code)
 	}
-	want := p + ":3: clusters[1].zone: must not be empty"
+	want := "fleetsim: -scenario: " + p + ":3: clusters[1].zone: must not be empty"
 	if !strings.HasPrefix(errOut.String(), want) {
 		t.Errorf("stderr %q, want prefix %q", errOut.String(), want)
 	}
@@ -782,7 +782,13 @@ func TestRunCLIWritesJSON(t *testing.T) {
 			Cluster    string   `json:"cluster"`
 			NoSchedule *float64 `json:"noScheduleTaintAfterSeconds"`
 			Healthy    *float64 `json:"workloadsHealthyAgainAfterSeconds"`
-		} `json:"outages"`
+		} `json:"clusterFaults"`
+		Failures []struct {
+			Workload      string   `json:"workload"`
+			Cluster       string   `json:"cluster"`
+			FirstEviction *float64 `json:"firstEvictionAfterSeconds"`
+		} `json:"workloadFailures"`
+		Old      json.RawMessage `json:"outages"`
 		Activity struct {
 			NewCopies      int `json:"newCopies"`
 			ReplicaChanges int `json:"replicaChanges"`
@@ -799,8 +805,13 @@ func TestRunCLIWritesJSON(t *testing.T) {
 	}
 	e := runEmbedded(t)
 	sum := e.Summarize()
-	if doc.Scenario != "embedded" || len(doc.Timeline) != len(e.Timeline().Events) || len(doc.Outages) != len(sum.Outages) || doc.Violations == nil {
-		t.Fatalf("document does not match the run: %d events (want %d), %d outages (want %d)", len(doc.Timeline), len(e.Timeline().Events), len(doc.Outages), len(sum.Outages))
+	if doc.Scenario != "embedded" || len(doc.Timeline) != len(e.Timeline().Events) || len(doc.Outages)+len(doc.Failures) != len(sum.Outages) || doc.Violations == nil {
+		t.Fatalf("document does not match the run: %d events (want %d), %d faults (want %d)", len(doc.Timeline), len(e.Timeline().Events), len(doc.Outages)+len(doc.Failures), len(sum.Outages))
+	}
+	// Each key holds what it names: the workload failure of checkout is
+	// not among the cluster faults, and "outages" is gone.
+	if len(doc.Failures) != 1 || doc.Failures[0].Workload != "checkout" || doc.Failures[0].Cluster != "south-1" || doc.Failures[0].FirstEviction == nil || doc.Old != nil {
+		t.Errorf("workloadFailures %+v, outages %s", doc.Failures, doc.Old)
 	}
 	o := doc.Outages[0]
 	if o.Cluster != "east-1" || o.NoSchedule == nil || *o.NoSchedule != sum.Outages[0].NoSchedule.Seconds() || o.Healthy == nil || *o.Healthy != sum.Outages[0].HealthyAgain.Seconds() {

@@ -40,7 +40,9 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		delete(w.heldNoted, "state/"+c.name)
 		ev.PreservedLabelState = state
 	}
-	if !e.lib.Pacer.TryAccept(c.zone) {
+	key := w.name() + "@" + c.name
+	kp, keyed := e.lib.Pacer.(keyedPacer)
+	if (keyed && !kp.Due(key)) || !e.lib.Pacer.TryAccept(c.zone) {
 		if !w.heldNoted["pacer/"+c.name] {
 			w.heldNoted["pacer/"+c.name] = true
 			e.tl.add(e, EvPacer, c.name, w.name(), "eviction deferred by the pacer ("+e.lib.Pacer.Mode()+")")
@@ -48,9 +50,12 @@ func (e *Engine) evict(w *workload, c *cluster, ev eviction.Eviction, app bool) 
 		return false
 	}
 	delete(w.heldNoted, "pacer/"+c.name)
-	if w.stateful() {
+	if keyed {
+		kp.Done(key)
+	}
+	if w.stateful() && !e.sc.Settings.karmada() {
 		// Every failover of a stateful workload gives its new copy a
-		// fencing epoch above every earlier one.
+		// fencing epoch above every earlier one (Karmada has none).
 		ev.FencingEpoch = eviction.NextFencingEpoch(w.epoch, w.tasks)
 	}
 	res, err := e.lib.Evict(w.targets, w.tasks, ev)

@@ -34,6 +34,14 @@ func Example_run() {
 	}
 	fmt.Println("exit", code)
 	// Output:
+	// RULES  fleetover's (the library's defaults)
+	//   cluster failover: on; NoExecute taints from the health taint, 5m0s after Ready leaves True (fleetover)
+	//   default tolerations: not-ready and unreachable NoExecute for 60s, added to every workload
+	//   eviction pacing: 50/s fleet-wide with disruption modes (evictions stop while every cluster is unhealthy)
+	//   purge Directly: the new copy waits for the old copy's deletion, giving up on an unreachable cluster after 10m0s
+	//   state injection: only where one writer is guaranteed (purged Directly, one new target), with a fencing epoch
+	//   purge mode of cluster failover when the policy gives none: Gracefully; graceful eviction timeout 10m0s
+	//
 	// SUMMARY  scenario "embedded", seed 1: 5 clusters, 4 workloads, 3 faults, 1h30m0s of fleet time in 5s steps
 	//   outage of east-1 at +00:10:00
 	//     time to Ready not True            +30s

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -41,7 +43,21 @@ func (x *explainer) observe(e *Engine) {
 	if _, x.err = fmt.Fprintf(x.out, "%s  why %s is where it is:\n", formatSimTime(e.Elapsed()), x.workload); x.err != nil {
 		return
 	}
-	x.err = chain.Render(x.out)
+	x.err = chain.RenderWith(x.out, func(t time.Time) string { return formatSimTime(t.Sub(simEpoch)) })
+}
+
+// taintConfig is how the simulated controllers taint w's clusters: the
+// timed health taint, and the ClusterTaintPolicies (those of w's first
+// target, the clusters of one fleet sharing them here).
+func (e *Engine) taintConfig(w *workload) *failover.ClusterTaintConfig {
+	st := e.sc.Settings
+	cfg := &failover.ClusterTaintConfig{NoExecuteAfterTimeout: *st.NoExecuteTaints, EvictionTimeout: st.EvictionTimeout.D()}
+	for _, p := range st.ClusterTaintPolicies {
+		if len(p.Clusters) == 0 || (len(w.targets) > 0 && slices.Contains(p.Clusters, w.targets[0].Name)) {
+			cfg.Policies = append(cfg.Policies, p.library())
+		}
+	}
+	return cfg
 }
 
 func btoi(b bool) int {
@@ -67,6 +83,9 @@ func (e *Engine) whyInput(w *workload) why.Input {
 		OldCopies:           e.oldCopies(w),
 		TargetHealth:        e.copyHealth(w),
 		Assess:              e.assessOptions(),
+		Gates:               why.Gates{ClusterFailoverOff: !*e.sc.Settings.ClusterFailover},
+		ClusterTaints:       e.taintConfig(w),
+		Kind:                replay.GVK(w.spec.Kind),
 		Now:                 e.Now(),
 	}
 	for _, c := range e.clusters {

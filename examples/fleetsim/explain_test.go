@@ -57,3 +57,35 @@ func TestExplainRejectsWhatItCannotExplain(t *testing.T) {
 		}
 	}
 }
+
+// -explain speaks one clock: every time is relative to the start, which
+// the header states once.
+func TestExplainOneClock(t *testing.T) {
+	var out bytes.Buffer
+	if code := run([]string{"-explain", "flink"}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	text := out.String()
+	if n := strings.Count(text, "2026-01-01T"); n != 1 {
+		t.Errorf("the start date appears %d times, want once (in the header):\n%s", n, text)
+	}
+	for _, want := range []string{"times are from the start, 2026-01-01T00:00:00Z", "(until +00:16:30)", "next change by itself at +00:26:30"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("-explain output lacks %q", want)
+		}
+	}
+}
+
+// On Karmada's rules with failover on and no ClusterTaintPolicy, -explain
+// says that nothing will evict, as a warning with the object to create.
+func TestExplainKarmadaWithoutTaintPolicy(t *testing.T) {
+	dir := writeExport(t, smallExport)
+	var out bytes.Buffer
+	if code := run([]string{"-fleet", dir, "-karmada-flags", karmadaFailoverOn, "-explain", "shop/web"}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.Contains(out.String(), "!! ClusterHealth     NoNoExecuteTaintSource           cluster m1 is not ready (ClusterNotReachable)") ||
+		!strings.Contains(out.String(), "nothing will evict the workload until a ClusterTaintPolicy adds one; create one: apiVersion: policy.karmada.io/v1alpha1, kind: ClusterTaintPolicy") {
+		t.Errorf("no NoNoExecuteTaintSource warning:\n%s", out.String())
+	}
+}

@@ -56,6 +56,19 @@ type fleetRun struct {
 	// overlay is the -scenario file laid over the fleet, and its content.
 	overlay     string
 	overlayData []byte
+	// Rules are the rules the run models (RulesKarmada by default), and
+	// Karmada the command line of Karmada's controller manager.
+	Rules   string
+	Karmada *karmadaLine
+	// Notes are what the rules leave out of the export, for the header.
+	Notes []string
+}
+
+// fleetRules says which rules a -fleet run models: Karmada's with the
+// command line k (nil: Karmada's defaults), or fleetover's.
+type fleetRules struct {
+	Rules   string
+	Karmada *karmadaLine
 }
 
 // simulatedBinding says where a simulated workload comes from.
@@ -76,6 +89,7 @@ type genScenario struct {
 	Seed        int64         `json:"seed"`
 	Duration    string        `json:"duration"`
 	Step        string        `json:"step"`
+	Settings    genSettings   `json:"settings"`
 	Clusters    []genCluster  `json:"clusters"`
 	Workloads   []genWorkload `json:"workloads"`
 	Faults      []genFault    `json:"faults"`
@@ -160,35 +174,60 @@ type genFault struct {
 // loadFleetRun reads the export at path and makes it a scenario: with
 // overlay (a -scenario file's path) the overlay's settings and faults are
 // laid over the fleet; without, the default fault applies.
-func loadFleetRun(path, overlay string) (*fleetRun, error) {
+func loadFleetRun(path, overlay string, rules ...fleetRules) (*fleetRun, error) {
 	f, err := karmadafleet.Load(path)
 	var inputErrs karmadafleet.InputErrors
 	switch {
 	case errors.As(err, &inputErrs):
-		return nil, err // each names its file
+		return nil, errFlag("fleet", err) // each names its file
 	case err != nil:
-		return nil, fmt.Errorf("-fleet %s: %w", path, err)
+		return nil, errFlag("fleet", err)
 	}
 	var overlayData []byte
 	if overlay != "" {
 		if overlayData, err = readScenarioFile(overlay); err != nil {
-			return nil, err
+			return nil, errFlag("scenario", err)
 		}
 	}
-	return buildFleetRun(f, path, overlay, overlayData)
+	run, err := buildFleetRun(f, path, overlay, overlayData, rules...)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) {
+			return nil, errFlag("scenario", err)
+		}
+		return nil, errFlag("fleet", err)
+	}
+	return run, nil
 }
 
 // scenario parses the run's scenario.
 func (run *fleetRun) scenario() (*Scenario, error) {
-	return parseFleetScenario(run, run.overlay, run.overlayData)
+	sc, err := parseFleetScenario(run, run.overlay, run.overlayData)
+	if err != nil && run.overlay != "" {
+		return nil, errFlag("scenario", err)
+	}
+	return sc, errFlag("fleet", err)
 }
 
 // buildFleetRun makes the scenario for fleet f read from path, with the
 // -scenario file overlay (data overlayData) laid over it when named.
-func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []byte) (*fleetRun, error) {
-	run := &fleetRun{Label: "fleet " + path, Fleet: f, Findings: slices.Clone(f.Findings), overlay: overlay, overlayData: overlayData}
+//
+// rules, when given, says which rules the run models; the default is
+// Karmada's, with every karmada-controller-manager flag at its default.
+func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []byte, rules ...fleetRules) (*fleetRun, error) {
+	run := &fleetRun{Label: "fleet " + path, Fleet: f, Findings: slices.Clone(f.Findings), overlay: overlay, overlayData: overlayData, Rules: RulesKarmada}
+	if len(rules) > 0 {
+		run.Rules, run.Karmada = rules[0].Rules, rules[0].Karmada
+	}
+	if run.Karmada == nil {
+		k, err := parseKarmadaFlags("")
+		if err != nil {
+			return nil, err
+		}
+		run.Karmada = k
+	}
 	if len(f.Clusters) == 0 {
-		return nil, fmt.Errorf("-fleet %s: %w: no Cluster (cluster.karmada.io/v1alpha1) in the input", path, karmadafleet.ErrInvalidInput)
+		return nil, fmt.Errorf("%s: %w: no Cluster (cluster.karmada.io/v1alpha1) in the input", path, karmadafleet.ErrInvalidInput)
 	}
 	gen := genScenario{
 		Name:     "fleet",
@@ -196,6 +235,11 @@ func buildFleetRun(f *karmadafleet.Fleet, path, overlay string, overlayData []by
 		Duration: fleetRunDuration.String(),
 		Step:     "5s",
 	}
+	settings, err := run.Karmada.settings(run.Rules, f, func(n string) { run.Notes = append(run.Notes, n) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	gen.Settings = settings
 	files := map[karmadafleet.Ref]string{}
 	for _, c := range f.Clusters {
 		files[karmadafleet.Ref{Kind: karmadafleet.KindCluster, Name: c.Name}] = c.File
@@ -669,6 +713,16 @@ func layOver(gen []byte, overlay string, data []byte, standing []FaultSpec) (out
 			errs = append(errs, ScenarioError{File: overlay, Line: k.Line, Field: k.Value, Msg: "the fleet comes from -fleet; a scenario laid over it gives " + strings.Join(fleetOverlayKeys, ", ")})
 		case !slices.Contains(fleetOverlayKeys, k.Value):
 			errs = append(errs, ScenarioError{File: overlay, Line: k.Line, Field: k.Value, Msg: fmt.Sprintf("unknown field %q", k.Value)})
+		case k.Value == "settings" && v.Kind == yaml.MappingNode:
+			// The file's settings go over the fleet's one by one: the
+			// rules and flags stay unless the file sets them.
+			if gs := mapValue(gm, "settings"); gs != nil && gs.Kind == yaml.MappingNode {
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					setKey(gs, v.Content[j].Value, v.Content[j+1])
+				}
+			} else {
+				setKey(gm, k.Value, v)
+			}
 		case k.Value == "faults":
 			if v.Kind != yaml.SequenceNode {
 				errs = append(errs, ScenarioError{File: overlay, Line: v.Line, Field: "faults", Msg: "a list of faults"})
@@ -781,26 +835,59 @@ func (run *fleetRun) printFindings(w io.Writer) {
 
 // loadScenarioOrFleet loads the scenario a run asks for: from -fleet (its
 // findings printed first, on stderr when stdout carries JSON), else from
-// -scenario or the embedded one.
-func loadScenarioOrFleet(cfg config, stdout, stderr io.Writer) (*Scenario, error) {
+// -scenario or the embedded one. rules are -rules (-fleet only).
+func loadScenarioOrFleet(cfg config, rules string, stdout, stderr io.Writer) (*Scenario, *fleetRun, error) {
 	if cfg.fleet == "" {
-		return loadScenario(cfg.scenario)
+		sc, err := loadScenario(cfg.scenario)
+		return sc, nil, err
 	}
-	run, err := loadFleetRun(cfg.fleet, cfg.scenario)
+	run, err := loadFleetRun(cfg.fleet, cfg.scenario, cfg.fleetRules(rules))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sc, err := run.scenario()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := stdout
-	if cfg.output == "json" {
-		out = stderr
+	return sc, run, nil
+}
+
+// fleetRules are the rules a -fleet run models: rules (Karmada's when
+// empty) with -karmada-flags.
+func (cfg config) fleetRules(rules string) fleetRules {
+	if rules == "" {
+		rules = RulesKarmada
 	}
-	run.printFindings(out)
-	fmt.Fprintln(out)
-	return sc, nil
+	return fleetRules{Rules: rules, Karmada: cfg.karmada}
+}
+
+// printHeader writes what a run models: for a -fleet run, the export's
+// findings, the Karmada command line and the assumptions; for every run,
+// the rules.
+func printHeader(w io.Writer, sc *Scenario, run *fleetRun) {
+	if run != nil {
+		run.printFindings(w)
+		fmt.Fprintln(w)
+	}
+	for _, l := range describeRules(sc.Settings) {
+		fmt.Fprintln(w, l)
+	}
+	if run == nil {
+		return
+	}
+	if run.Rules == RulesKarmada {
+		for _, l := range run.Karmada.describeFlags() {
+			fmt.Fprintln(w, "  "+l)
+		}
+	} else if run.Karmada.Line != "" {
+		fmt.Fprintf(w, "  karmada-controller-manager flags (-karmada-flags): %s; fleetover takes their thresholds, grace periods, eviction rate and purge mode\n", run.Karmada.Line)
+	}
+	for _, n := range run.Notes {
+		fmt.Fprintln(w, "  "+n)
+	}
+	for _, a := range fleetAssumptions() {
+		fmt.Fprintln(w, "  "+a)
+	}
 }
 
 // withStandingFaults adds the faults standing for the export's state to a

@@ -17,13 +17,16 @@ import (
 
 const exportDir = "testdata/karmada-export"
 
+// karmadaFailoverOn turns Karmada's cluster failover on.
+const karmadaFailoverOn = "--feature-gates=Failover=true --enable-no-execute-taint-eviction=true"
+
 // The workloads of the testdata export, by the names the simulator gives
 // them, and the binding it leaves out.
 var exportWorkloads = []string{"analytics/fraud-detector", "orders/orders-db", "platform/ingress-gateway", "search/search-api", "shop/payments", "shop/web"}
 
 func TestRunFleetExport(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"-fleet", exportDir}, &out, &errOut); code != 0 {
+	if code := run([]string{"-fleet", exportDir, "-karmada-flags", karmadaFailoverOn}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut.String(), out.String())
 	}
 	s := out.String()
@@ -48,12 +51,12 @@ func TestRunFleetExport(t *testing.T) {
 		"search/search-api                    placement [aws-use1-b, gcp-euw1-b]",
 		// gcp-euw1-c is Ready False in the export; aws-use1-a runs the most
 		// workloads and goes down by default.
-		"notReady of gcp-euw1-c at +00:00:00",
+		"notReady of gcp-euw1-c at +00:00:05",
 		"outage of aws-use1-a at +00:05:00",
 		"  default fault: aws-use1-a (running the most workloads) is down from 5m0s for 30m0s\n",
 		// The binding's status shows web failing on gcp-euw1-b, and the
 		// Flink job's id.
-		"workloadUnhealthy: shop/web on gcp-euw1-b at +00:00:00",
+		"workloadUnhealthy: shop/web on gcp-euw1-b at +00:00:05",
 		"job id 5b0e8f7ac2d14e6f9a3b7c1d2e4f6a8b",
 	} {
 		if !strings.Contains(s, want) {
@@ -119,7 +122,7 @@ func TestRunFleetWithScenario(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	s := out.String()
-	for _, want := range []string{`scenario "zone-a"`, "zoneOutage of aws-use1-b at +00:02:00", "notReady of gcp-euw1-c at +00:00:00", "30m0s of fleet time"} {
+	for _, want := range []string{`scenario "zone-a"`, "zoneOutage of aws-use1-b at +00:02:00", "notReady of gcp-euw1-c at +00:00:05", "30m0s of fleet time"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
@@ -133,7 +136,7 @@ func TestRunFleetWithScenario(t *testing.T) {
 	if code := run([]string{"-fleet", exportDir, "-scenario", p, "-quiet"}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
-	for _, want := range []string{"  default fault: aws-use1-a (running the most workloads) is down from 5m0s for 30m0s\n", "outage of aws-use1-a at +00:05:00", "notReady of gcp-euw1-c at +00:00:00"} {
+	for _, want := range []string{"  default fault: aws-use1-a (running the most workloads) is down from 5m0s for 30m0s\n", "outage of aws-use1-a at +00:05:00", "notReady of gcp-euw1-c at +00:00:05"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("with settings only, output lacks %q", want)
 		}
@@ -661,7 +664,9 @@ func exportRun(t *testing.T, export string) *fleetRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := buildFleetRun(f, "export.yaml", "", nil)
+	// The placement tests follow fleetover's failover; Karmada's rules
+	// place the same way once a failover happens.
+	run, err := buildFleetRun(f, "export.yaml", "", nil, fleetRules{Rules: RulesFleetover})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,18 @@ import (
 )
 
 func (e *Engine) assessOptions() eviction.AssessOptions {
-	return eviction.AssessOptions{
+	o := eviction.AssessOptions{
 		Timeout:          e.sc.Settings.GracefulEvictionTimeout.D(),
 		CancelOnRecovery: e.sc.Settings.CancelOnRecovery,
 	}
+	if e.sc.Settings.karmada() {
+		// Karmada's Directly purge waits for the old copy's deletion for
+		// ever (#6671), and an empty target list counts as every target
+		// healthy, which lets the last copy go (#7455).
+		o.DirectlyEscapeTimeout = -1
+		o.EmptyTargetsAreHealthy = true
+	}
+	return o
 }
 
 // assess is the graceful eviction controller for w.

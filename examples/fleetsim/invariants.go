@@ -285,7 +285,7 @@ func (iv *invariants) targetFailed(w *workload) bool {
 // the failure taints forever, cluster failover is off, failover is paused
 // because dispatching to its cluster is suspended, or its scheduling is).
 func (iv *invariants) exempt(w *workload) bool {
-	if !*iv.e.sc.Settings.NoExecuteTaints || w.schedulingSuspended {
+	if !iv.e.clusterFailoverCanEvict() || w.schedulingSuspended {
 		return true
 	}
 	for _, key := range []string{failover.TaintKeyClusterNotReady, failover.TaintKeyClusterUnreachable} {
@@ -426,6 +426,27 @@ func fitsEachDimension(e *Engine, w *workload, names []string) bool {
 		return total >= max(1, w.clusterSpread.min) && len(sizes) >= b.min
 	}
 	return fits(w.zoneSpread, zoneOf) && fits(w.regionSpread, regionOf)
+}
+
+// clusterFailoverCanEvict reports whether a cluster failure can evict at
+// all: the taint manager evicts, and something adds a NoExecute taint (the
+// timed health taint, or a ClusterTaintPolicy).
+func (e *Engine) clusterFailoverCanEvict() bool {
+	st := e.sc.Settings
+	if !*st.ClusterFailover {
+		return false
+	}
+	if *st.NoExecuteTaints {
+		return true
+	}
+	for _, p := range st.ClusterTaintPolicies {
+		for _, t := range p.Taints {
+			if t.Effect == string(corev1.TaintEffectNoExecute) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // bound is the longest a correct controller may take to bring a copy back:

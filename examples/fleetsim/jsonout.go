@@ -11,34 +11,51 @@ import (
 // happened is null.
 
 type jsonRun struct {
-	Scenario   string          `json:"scenario"`
-	Seed       int64           `json:"seed"`
-	Clusters   int             `json:"clusters"`
-	Workloads  int             `json:"workloads"`
-	Faults     int             `json:"faults"`
-	SimSeconds float64         `json:"simSeconds"`
-	StepSecs   float64         `json:"stepSeconds"`
-	Steps      int             `json:"steps"`
-	Outages    []jsonOutage    `json:"outages"`
-	States     []jsonState     `json:"states"`
-	Suspended  []string        `json:"suspendedNeverDispatched"`
-	Activity   jsonActivity    `json:"activity"`
-	Violations []jsonViolation `json:"violations"`
-	Timeline   []jsonEvent     `json:"timeline,omitempty"`
+	Scenario   string  `json:"scenario"`
+	Seed       int64   `json:"seed"`
+	Clusters   int     `json:"clusters"`
+	Workloads  int     `json:"workloads"`
+	Faults     int     `json:"faults"`
+	SimSeconds float64 `json:"simSeconds"`
+	StepSecs   float64 `json:"stepSeconds"`
+	Steps      int     `json:"steps"`
+	// ClusterFaults are the faults of clusters (outage, notReady,
+	// partition, flap, zone outage), one per cluster hit; WorkloadFailures
+	// the workloadUnhealthy faults. Until 2026-11-28 both were in one
+	// list under "outages".
+	ClusterFaults    []jsonOutage          `json:"clusterFaults"`
+	WorkloadFailures []jsonWorkloadFailure `json:"workloadFailures"`
+	States           []jsonState           `json:"states"`
+	Suspended        []string              `json:"suspendedNeverDispatched"`
+	Activity         jsonActivity          `json:"activity"`
+	Violations       []jsonViolation       `json:"violations"`
+	Timeline         []jsonEvent           `json:"timeline,omitempty"`
 }
 
 type jsonOutage struct {
 	Fault                string   `json:"fault"`
 	Cluster              string   `json:"cluster"`
-	Workload             string   `json:"workload,omitempty"`
 	AtSeconds            float64  `json:"atSeconds"`
 	ReadyNotTrueAfter    *float64 `json:"readyNotTrueAfterSeconds"`
 	NoScheduleTaintAfter *float64 `json:"noScheduleTaintAfterSeconds"`
 	NoExecuteTaintAfter  *float64 `json:"noExecuteTaintAfterSeconds"`
-	FirstEvictionAfter   *float64 `json:"firstEvictionAfterSeconds"`
-	HealthyAgainAfter    *float64 `json:"workloadsHealthyAgainAfterSeconds"`
-	Affected             []string `json:"workloadsThatRanThere"`
-	Evicted              []string `json:"workloadsEvicted"`
+	// The cluster carried that failure taint when the fault hit.
+	NoScheduleCarried  bool     `json:"noScheduleTaintCarriedAlready"`
+	NoExecuteCarried   bool     `json:"noExecuteTaintCarriedAlready"`
+	FirstEvictionAfter *float64 `json:"firstEvictionAfterSeconds"`
+	HealthyAgainAfter  *float64 `json:"workloadsHealthyAgainAfterSeconds"`
+	Affected           []string `json:"workloadsThatRanThere"`
+	Evicted            []string `json:"workloadsEvicted"`
+}
+
+// jsonWorkloadFailure is a workloadUnhealthy fault: the workload failing
+// on one cluster.
+type jsonWorkloadFailure struct {
+	Workload           string   `json:"workload"`
+	Cluster            string   `json:"cluster"`
+	AtSeconds          float64  `json:"atSeconds"`
+	FirstEvictionAfter *float64 `json:"firstEvictionAfterSeconds"`
+	HealthyAgainAfter  *float64 `json:"healthyAgainAfterSeconds"`
 }
 
 type jsonState struct {
@@ -98,17 +115,23 @@ func writeJSON(w io.Writer, s Summary, tl *Timeline, withTimeline bool) error {
 	out := jsonRun{
 		Scenario: s.Scenario, Seed: s.Seed, Clusters: s.Clusters, Workloads: s.Workloads, Faults: s.Faults,
 		SimSeconds: seconds(s.SimTime), StepSecs: seconds(s.Step), Steps: s.Steps,
-		Outages: []jsonOutage{}, States: []jsonState{}, Suspended: append([]string{}, s.Suspended...),
+		ClusterFaults: []jsonOutage{}, WorkloadFailures: []jsonWorkloadFailure{}, States: []jsonState{}, Suspended: append([]string{}, s.Suspended...),
 		Activity:   jsonActivity(s.Activity),
 		Violations: []jsonViolation{},
 	}
 	for _, o := range s.Outages {
-		out.Outages = append(out.Outages, jsonOutage{
-			Fault: o.Fault, Cluster: o.Cluster, Workload: o.Workload, AtSeconds: seconds(o.At),
+		if o.Workload != "" {
+			out.WorkloadFailures = append(out.WorkloadFailures, jsonWorkloadFailure{Workload: o.Workload, Cluster: o.Cluster, AtSeconds: seconds(o.At),
+				FirstEvictionAfter: secondsOrNull(o.FirstEviction), HealthyAgainAfter: secondsOrNull(o.HealthyAgain)})
+			continue
+		}
+		out.ClusterFaults = append(out.ClusterFaults, jsonOutage{
+			Fault: o.Fault, Cluster: o.Cluster, AtSeconds: seconds(o.At),
 			ReadyNotTrueAfter: secondsOrNull(o.NotReady), NoScheduleTaintAfter: secondsOrNull(o.NoSchedule),
-			NoExecuteTaintAfter: secondsOrNull(o.NoExecute), FirstEvictionAfter: secondsOrNull(o.FirstEviction),
-			HealthyAgainAfter: secondsOrNull(o.HealthyAgain),
-			Affected:          append([]string{}, o.Affected...), Evicted: append([]string{}, o.Evicted...),
+			NoExecuteTaintAfter: secondsOrNull(o.NoExecute), NoScheduleCarried: o.NoScheduleBefore, NoExecuteCarried: o.NoExecuteBefore,
+			FirstEvictionAfter: secondsOrNull(o.FirstEviction),
+			HealthyAgainAfter:  secondsOrNull(o.HealthyAgain),
+			Affected:           append([]string{}, o.Affected...), Evicted: append([]string{}, o.Evicted...),
 		})
 	}
 	for _, st := range s.States {

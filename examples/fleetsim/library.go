@@ -31,11 +31,22 @@ func pacerConfig(st Settings) eviction.PacerConfig {
 // the scenario's settings and the engine's fake clock.
 func newLibrary(e *Engine) (Library, error) {
 	st := e.sc.Settings
-	pacerCfg := pacerConfig(st)
-	pacerCfg.Clock = e.clock
-	pacer, err := eviction.NewPacer(pacerCfg)
-	if err != nil {
-		return Library{}, err
+	var pacer pacerSeam
+	if st.karmada() {
+		pacer = newKarmadaQueue(e.clock, st.EvictionsPerSecond)
+	} else {
+		pacerCfg := pacerConfig(st)
+		pacerCfg.Clock = e.clock
+		p, err := eviction.NewPacer(pacerCfg)
+		if err != nil {
+			return Library{}, err
+		}
+		pacer = &pacerAdapter{p: p}
+	}
+	injector := preservation.Injector{Enabled: *st.StatefulInjection}
+	if st.karmada() {
+		// Karmada injects into every new copy, whatever the purge mode.
+		injector.Policy = preservation.InjectionPolicy{WhileOldCopyRuns: true, IntoSeveralTargets: true}
 	}
 	taintCfg := failover.ClusterTaintConfig{
 		NoExecuteAfterTimeout: *st.NoExecuteTaints,
@@ -52,9 +63,9 @@ func newLibrary(e *Engine) (Library, error) {
 			return diff.Result, diff.NextCheck
 		},
 		Planner:     planner.Plan,
-		AppDetector: &detectorAdapter{d: must(failover.NewDetector(e.clock, failover.DetectorConfig{}))},
-		Pacer:       &pacerAdapter{p: pacer},
-		State:       &stateAdapter{injector: preservation.Injector{Enabled: *st.StatefulInjection}, rules: map[string]*preservation.Rules{}},
+		AppDetector: &detectorAdapter{d: must(failover.NewDetector(e.clock, failover.DetectorConfig{UnknownResetsCountdown: st.karmada()}))},
+		Pacer:       pacer,
+		State:       &stateAdapter{injector: injector, rules: map[string]*preservation.Rules{}},
 		Placement:   newPlacement(),
 		Replace:     scheduling.Replace,
 		Interpret: func(obj *unstructured.Unstructured) health.Status {
@@ -161,6 +172,78 @@ func (a *pacerAdapter) Mode() string {
 		return string(eviction.DisruptionNormal)
 	}
 	return string(a.mode)
+}
+
+// karmadaQueue is Karmada's taint manager eviction queue: each eviction is
+// held 1/--resource-eviction-rate seconds on its own (30 minutes at a rate
+// of 0), and the queue's default rate limiter lets at most 10 through per
+// second after a burst of 100. There are no disruption modes: a fleet-wide
+// outage evicts as any other.
+type karmadaQueue struct {
+	clock   clockNow
+	delay   time.Duration
+	first   map[string]time.Time
+	tokens  float64
+	updated time.Time
+}
+
+type clockNow interface{ Now() time.Time }
+
+// Karmada's default controller rate limiter (--rate-limiter-qps,
+// --rate-limiter-bucket-size) and its hold at a rate of 0.
+const (
+	karmadaQueueQPS     = 10
+	karmadaQueueBurst   = 100
+	karmadaZeroRateHold = 1800 * time.Second
+)
+
+func newKarmadaQueue(clk clockNow, rate float64) *karmadaQueue {
+	return &karmadaQueue{clock: clk, delay: karmadaHold(rate), first: map[string]time.Time{}, tokens: karmadaQueueBurst, updated: clk.Now()}
+}
+
+// karmadaHold is how long Karmada's queue holds each eviction at rate.
+func karmadaHold(rate float64) time.Duration {
+	if rate <= 0 {
+		return karmadaZeroRateHold
+	}
+	return time.Duration(float64(time.Second) / rate).Round(time.Millisecond)
+}
+
+func (q *karmadaQueue) Observe([]eviction.ClusterHealthView) {}
+
+// Due reports whether the eviction key has waited its hold; the first ask
+// starts the hold.
+func (q *karmadaQueue) Due(key string) bool {
+	now := q.clock.Now()
+	at, ok := q.first[key]
+	if !ok {
+		q.first[key] = now
+		at = now
+	}
+	return !now.Before(at.Add(q.delay))
+}
+
+// Done forgets key once its eviction happened.
+func (q *karmadaQueue) Done(key string) { delete(q.first, key) }
+
+func (q *karmadaQueue) TryAccept(string) bool {
+	now := q.clock.Now()
+	q.tokens = min(karmadaQueueBurst, q.tokens+now.Sub(q.updated).Seconds()*karmadaQueueQPS)
+	q.updated = now
+	if q.tokens < 1 {
+		return false
+	}
+	q.tokens--
+	return true
+}
+
+func (q *karmadaQueue) Mode() string { return "Karmada's eviction queue" }
+
+// keyedPacer holds each eviction on its own before the pacer is asked
+// (Karmada's queue).
+type keyedPacer interface {
+	Due(key string) bool
+	Done(key string)
 }
 
 // stateAdapter compiles each workload's rules once and extracts from the

@@ -44,6 +44,80 @@ type segment struct {
 	state    string
 }
 
+// taintSpans lists, per cluster, each taint's spans (state is
+// key:effect), from the scenario's taints at the start and the timeline's
+// taint and untaint rows; a taint still there at the end runs to total.
+func taintSpans(e *Engine, total time.Duration) map[string][]segment {
+	out := map[string][]segment{}
+	open := map[string]map[string]int{} // cluster -> taint -> index in out
+	start := func(cluster, taint string, at time.Duration) {
+		if open[cluster] == nil {
+			open[cluster] = map[string]int{}
+		}
+		if _, ok := open[cluster][taint]; ok {
+			return
+		}
+		open[cluster][taint] = len(out[cluster])
+		out[cluster] = append(out[cluster], segment{at, total, taint})
+	}
+	for _, c := range e.sc.Clusters {
+		for _, t := range c.Taints {
+			start(c.Name, t.Key+":"+t.Effect, 0)
+		}
+	}
+	for _, ev := range e.tl.Events {
+		switch ev.Kind {
+		case EvTaint:
+			start(ev.Cluster, strings.TrimPrefix(ev.Detail, "+taint "), ev.At)
+		case EvUntaint:
+			taint := strings.TrimPrefix(ev.Detail, "-taint ")
+			if i, ok := open[ev.Cluster][taint]; ok {
+				out[ev.Cluster][i].to = ev.At
+				delete(open[ev.Cluster], taint)
+			}
+		}
+	}
+	return out
+}
+
+// effectSegment is a stretch of time with the strongest taint effect in it.
+type effectSegment struct {
+	from, to time.Duration
+	effect   string
+}
+
+// strongestTaint cuts the time the spans cover into stretches of one
+// strongest effect (NoExecute over NoSchedule over PreferNoSchedule).
+func strongestTaint(spans []segment, total time.Duration) []effectSegment {
+	rank := map[string]int{"PreferNoSchedule": 1, "NoSchedule": 2, "NoExecute": 3}
+	var cuts []time.Duration
+	for _, s := range spans {
+		cuts = append(cuts, s.from, s.to)
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var out []effectSegment
+	for i := 0; i+1 < len(cuts); i++ {
+		from, to := cuts[i], cuts[i+1]
+		best := ""
+		for _, s := range spans {
+			eff := s.state[strings.LastIndex(s.state, ":")+1:]
+			if s.from <= from && to <= s.to && rank[eff] > rank[best] {
+				best = eff
+			}
+		}
+		if best == "" {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].effect == best && out[n-1].to == from {
+			out[n-1].to = to
+			continue
+		}
+		out = append(out, effectSegment{from, to, best})
+	}
+	return out
+}
+
 // svgColour is the fill of a Ready state or a taint effect.
 func svgColour(state string) string {
 	switch state {
@@ -81,14 +155,12 @@ func renderSVG(e *Engine) []byte {
 	}
 	x := func(d time.Duration) float64 { return left + float64(width)*float64(d)/float64(total) }
 	clusterSegs := map[string][]segment{}
-	taintSegs := map[string][]segment{}
+	clusterTaints := taintSpans(e, total)
 	for _, c := range e.clusters {
 		clusterSegs[c.name] = []segment{{0, total, "True"}}
-		taintSegs[c.name] = nil
 	}
 	for _, ev := range e.tl.Events {
-		switch ev.Kind {
-		case EvReady:
+		if ev.Kind == EvReady {
 			segs := clusterSegs[ev.Cluster]
 			segs[len(segs)-1].to = ev.At
 			to := "True"
@@ -96,25 +168,6 @@ func renderSVG(e *Engine) []byte {
 				to = strings.Fields(ev.Detail[i+3:])[0]
 			}
 			clusterSegs[ev.Cluster] = append(segs, segment{ev.At, total, to})
-		case EvTaint:
-			effect := ev.Detail[strings.LastIndex(ev.Detail, ":")+1:]
-			segs := taintSegs[ev.Cluster]
-			if n := len(segs); n > 0 && segs[n-1].to == total {
-				segs[n-1].to = ev.At
-				if segs[n-1].state == "NoExecute" {
-					effect = "NoExecute"
-				}
-			}
-			taintSegs[ev.Cluster] = append(segs, segment{ev.At, total, effect})
-		case EvUntaint:
-			segs := taintSegs[ev.Cluster]
-			if n := len(segs); n > 0 && segs[n-1].to == total {
-				segs[n-1].to = ev.At
-				if strings.HasSuffix(ev.Detail, ":NoExecute") && segs[n-1].state == "NoExecute" {
-					segs = append(segs, segment{ev.At, total, "NoSchedule"})
-				}
-			}
-			taintSegs[ev.Cluster] = segs
 		}
 	}
 	zones := zoneLanes(e)
@@ -171,9 +224,17 @@ func renderSVG(e *Engine) []byte {
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>Ready=%s %s..%s</title></rect>`+"\n",
 				x(s.from), y+2, max(0.5, x(s.to)-x(s.from)), laneH-12, svgColour(s.state), s.state, formatSimTime(s.from), formatSimTime(s.to))
 		}
-		for _, s := range taintSegs[c.name] {
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="6" fill="%s"><title>taint %s %s..%s</title></rect>`+"\n",
-				x(s.from), y+laneH-10, max(0.5, x(s.to)-x(s.from)), svgColour(s.state), s.state, formatSimTime(s.from), formatSimTime(s.to))
+		// The bar shows the strongest effect at each moment; its hover
+		// names every taint present, each with its own whole span.
+		for _, s := range strongestTaint(clusterTaints[c.name], total) {
+			var titles []string
+			for _, t := range clusterTaints[c.name] {
+				if t.from < s.to && s.from < t.to {
+					titles = append(titles, fmt.Sprintf("taint %s %s..%s", t.state, formatSimTime(t.from), formatSimTime(t.to)))
+				}
+			}
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="6" fill="%s"><title>%s</title></rect>`+"\n",
+				x(s.from), y+laneH-10, max(0.5, x(s.to)-x(s.from)), svgColour(s.effect), html.EscapeString(strings.Join(titles, "; ")))
 		}
 		for _, ev := range e.tl.Events {
 			if ev.Kind == EvEvict && ev.Cluster == c.name && strings.HasPrefix(ev.Detail, "evicted") {

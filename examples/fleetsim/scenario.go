@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
@@ -56,7 +57,76 @@ type Settings struct {
 	// its last lease renewal, declares so, and the control plane's Directly
 	// escape waits for the fence. Zero: no agent fences.
 	FenceAfter Duration `yaml:"fenceAfter"`
+	// Rules are the control plane's rules: RulesFleetover (the library's
+	// safe defaults) or RulesKarmada (what Karmada v1.17 and v1.18 do; see
+	// karmadaRules). They change the defaults of the fields below and
+	// above, and the behaviours no field names.
+	Rules string `yaml:"rules"`
+	// ClusterFailover: the taint manager evicts workloads that do not
+	// tolerate a cluster's NoExecute taints. Karmada needs the Failover
+	// feature gate, --enable-taint-manager and
+	// --enable-no-execute-taint-eviction for it. Default true under
+	// fleetover's rules, false under Karmada's.
+	ClusterFailover *bool `yaml:"clusterFailover"`
+	// DefaultTolerations: the not-ready and unreachable NoExecute
+	// tolerations of defaultTolerationSeconds are added to every workload.
+	// Karmada's webhook stopped adding them in v1.15. Default true under
+	// fleetover's rules, false under Karmada's.
+	DefaultTolerations *bool `yaml:"defaultTolerations"`
+	// ClusterTaintPolicies add and remove taints on condition matches, as
+	// Karmada's ClusterTaintPolicy objects do (its Failover gate on).
+	ClusterTaintPolicies []TaintPolicySpec `yaml:"clusterTaintPolicies"`
 }
+
+// The control plane's rules a scenario runs under (settings.rules).
+const (
+	RulesFleetover = "fleetover"
+	RulesKarmada   = "karmada"
+)
+
+// TaintPolicySpec is a ClusterTaintPolicy: when every addOnConditions match
+// holds on a cluster it targets, its taints are added; when every
+// removeOnConditions match holds, removed. Policies apply in name order.
+type TaintPolicySpec struct {
+	Name string `yaml:"name" json:"name"`
+	// Clusters it targets; empty targets every cluster.
+	Clusters           []string    `yaml:"clusters" json:"clusters,omitempty"`
+	AddOnConditions    []MatchSpec `yaml:"addOnConditions" json:"addOnConditions"`
+	RemoveOnConditions []MatchSpec `yaml:"removeOnConditions" json:"removeOnConditions,omitempty"`
+	Taints             []TaintSpec `yaml:"taints" json:"taints"`
+}
+
+// MatchSpec tests one condition of a cluster: its status is In (or NotIn)
+// the values.
+type MatchSpec struct {
+	ConditionType string   `yaml:"conditionType" json:"conditionType"`
+	Operator      string   `yaml:"operator" json:"operator"`
+	StatusValues  []string `yaml:"statusValues" json:"statusValues"`
+}
+
+// library converts p into the library's policy.
+func (p TaintPolicySpec) library() failover.ConditionTaintPolicy {
+	out := failover.ConditionTaintPolicy{Name: p.Name}
+	conv := func(ms []MatchSpec) []failover.ConditionMatch {
+		var out []failover.ConditionMatch
+		for _, m := range ms {
+			cm := failover.ConditionMatch{ConditionType: m.ConditionType, Operator: failover.MatchOperator(m.Operator)}
+			for _, v := range m.StatusValues {
+				cm.StatusValues = append(cm.StatusValues, metav1.ConditionStatus(v))
+			}
+			out = append(out, cm)
+		}
+		return out
+	}
+	out.AddOnConditions, out.RemoveOnConditions = conv(p.AddOnConditions), conv(p.RemoveOnConditions)
+	for _, t := range p.Taints {
+		out.Taints = append(out.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
+	}
+	return out
+}
+
+// karmada reports whether the settings are Karmada's rules.
+func (s Settings) karmada() bool { return s.Rules == RulesKarmada }
 
 // ClusterSpec is one member cluster.
 type ClusterSpec struct {

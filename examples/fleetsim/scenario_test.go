@@ -134,7 +134,7 @@ func TestParseScenarioErrorsNameLineAndField(t *testing.T) {
 		{
 			name: "vanishing eviction rate",
 			yaml: "settings:\n  evictionsPerSecond: 1e-300\nclusters:\n  - {name: a, zone: z}\n",
-			want: `s.yaml:2: settings.evictionsPerSecond: must be between 1e-05 and 1e+06 (0 takes the default 50), got 1e-300`,
+			want: `s.yaml:2: settings.evictionsPerSecond: must be between 1e-05 and 1e+06 (leave it out for the default 50), got 1e-300`,
 		},
 		{
 			name: "not a mapping",

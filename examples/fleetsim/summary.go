@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 )
 
@@ -27,6 +28,11 @@ type OutageReport struct {
 	// NoSchedule and NoExecute: the cluster got a taint of that effect.
 	NoSchedule time.Duration
 	NoExecute  time.Duration
+	// NoScheduleBefore and NoExecuteBefore: the cluster carried a failure
+	// taint (not-ready, unreachable) of that effect when the fault hit (from the start, or from an earlier
+	// fault); the figure is then 0.
+	NoScheduleBefore bool
+	NoExecuteBefore  bool
 	// FirstEviction: the first eviction from the cluster (of Workload,
 	// for a workload failure).
 	FirstEviction time.Duration
@@ -88,9 +94,13 @@ func (e *Engine) Summarize() Summary {
 		Faults: len(e.sc.Faults), SimTime: e.Elapsed(), Step: e.sc.Step.D(), Steps: e.step,
 		Activity: countActivity(events), Violations: e.Violations(),
 	}
+	initial := map[string][]TaintSpec{}
+	for _, c := range e.sc.Clusters {
+		initial[c.Name] = c.Taints
+	}
 	for _, f := range e.faults {
 		for _, c := range faultSubjects(e, f) {
-			s.Outages = append(s.Outages, measureOutage(events, f, c))
+			s.Outages = append(s.Outages, measureOutage(events, f, c, initial[c]))
 		}
 	}
 	for _, w := range e.workloads {
@@ -149,7 +159,7 @@ func countActivity(events []Event) Activity {
 // workload failures.
 func faultSubjects(e *Engine, f timedFault) []string {
 	switch f.kind {
-	case FaultOutage, FaultPartition, FaultNotReady, FaultZoneOutage:
+	case FaultOutage, FaultPartition, FaultNotReady, FaultZoneOutage, FaultFlap, FaultFlapReady:
 		var out []string
 		for _, c := range e.clustersOf(f.spec) {
 			out = append(out, c.name)
@@ -162,21 +172,49 @@ func faultSubjects(e *Engine, f timedFault) []string {
 }
 
 // measureOutage reads, from the timeline, how the fleet handled fault f on
-// cluster.
-func measureOutage(events []Event, f timedFault, cluster string) OutageReport {
+// cluster, which carried the taints initial at the start. Every figure
+// counts from the fault's row: the step that applied it, which for a fault
+// due between two steps (at 0, say) is the next step.
+func measureOutage(events []Event, f timedFault, cluster string, initial []TaintSpec) OutageReport {
 	r := OutageReport{Fault: f.kind, Label: f.label, Cluster: cluster, Workload: f.spec.Workload, At: f.at,
 		NotReady: notYet, NoSchedule: notYet, NoExecute: notYet, FirstEviction: notYet, HealthyAgain: notYet}
 	// The fault's own event splits the timeline into before and after.
-	from := slices.IndexFunc(events, func(ev Event) bool { return ev.Kind == EvFault && ev.At == f.at && ev.Detail == f.label })
+	from := slices.IndexFunc(events, func(ev Event) bool { return ev.Kind == EvFault && ev.At >= f.at && ev.Detail == f.label })
 	if from < 0 {
 		from = sort.Search(len(events), func(i int) bool { return events[i].At >= f.at })
+	} else {
+		r.At = events[from].At
 	}
+	at := r.At
 	after := events[from:]
 	firstAt := func(pred func(Event) bool) time.Duration {
 		if i := slices.IndexFunc(after, pred); i >= 0 {
-			return after[i].At - f.at
+			return after[i].At - at
 		}
 		return notYet
+	}
+	// The taints the cluster carries when the fault hits.
+	carried := map[string]bool{}
+	for _, t := range initial {
+		carried[t.Key+":"+t.Effect] = true
+	}
+	for _, ev := range events[:from] {
+		switch {
+		case ev.Cluster != cluster:
+		case ev.Kind == EvTaint:
+			carried[strings.TrimPrefix(ev.Detail, "+taint ")] = true
+		case ev.Kind == EvUntaint:
+			delete(carried, strings.TrimPrefix(ev.Detail, "-taint "))
+		}
+	}
+	for t := range carried {
+		// Only the failure taints count: a maintenance taint is not the
+		// cluster's failure.
+		if !strings.HasPrefix(t, failover.TaintKeyClusterNotReady+":") && !strings.HasPrefix(t, failover.TaintKeyClusterUnreachable+":") {
+			continue
+		}
+		r.NoScheduleBefore = r.NoScheduleBefore || strings.HasSuffix(t, ":"+string(corev1.TaintEffectNoSchedule))
+		r.NoExecuteBefore = r.NoExecuteBefore || strings.HasSuffix(t, ":"+string(corev1.TaintEffectNoExecute))
 	}
 	r.NotReady = firstAt(func(ev Event) bool {
 		return ev.Kind == EvReady && ev.Cluster == cluster && strings.HasPrefix(ev.Detail, "Ready True -> ")
@@ -187,6 +225,12 @@ func measureOutage(events []Event, f timedFault, cluster string) OutageReport {
 	r.NoExecute = firstAt(func(ev Event) bool {
 		return ev.Kind == EvTaint && ev.Cluster == cluster && strings.HasSuffix(ev.Detail, ":"+string(corev1.TaintEffectNoExecute))
 	})
+	if r.NoScheduleBefore {
+		r.NoSchedule = 0
+	}
+	if r.NoExecuteBefore {
+		r.NoExecute = 0
+	}
 	isEviction := func(ev Event) bool {
 		return ev.Kind == EvEvict && ev.Cluster == cluster && strings.HasPrefix(ev.Detail, detailEvicted) &&
 			(f.spec.Workload == "" || ev.Workload == f.spec.Workload)
@@ -203,19 +247,20 @@ func measureOutage(events []Event, f timedFault, cluster string) OutageReport {
 	} else {
 		r.Affected = copiesOn(events[:from], cluster)
 	}
-	// The next fault bounds what this one is blamed for.
+	// The next fault, applied at a later step, bounds what this one is
+	// blamed for.
 	next := len(after)
-	if i := slices.IndexFunc(after, func(ev Event) bool { return ev.Kind == EvFault && ev.At > f.at }); i >= 0 {
+	if i := slices.IndexFunc(after, func(ev Event) bool { return ev.Kind == EvFault && ev.At > at }); i >= 0 {
 		next = i
 	}
 	r.HealthyAgain = 0
 	for _, w := range r.Affected {
-		d := healthyAgain(events[:from], after, next, w, f.at)
+		d := healthyAgain(events[:from], after, next, w, at)
 		if d == notYet {
 			r.HealthyAgain = notYet
 			break
 		}
-		r.HealthyAgain = max(r.HealthyAgain, d-f.at)
+		r.HealthyAgain = max(r.HealthyAgain, d-at)
 	}
 	return r
 }
@@ -367,8 +412,8 @@ func renderOutage(b *strings.Builder, o OutageReport) {
 	} else {
 		fmt.Fprintf(b, "  %s of %s at %s\n", o.Fault, o.Cluster, formatSimTime(o.At))
 		fmt.Fprintf(b, "    time to Ready not True            %s\n", fmtRel(o.NotReady))
-		fmt.Fprintf(b, "    time to NoSchedule taint          %s\n", fmtRel(o.NoSchedule))
-		fmt.Fprintf(b, "    time to NoExecute taint           %s\n", fmtRel(o.NoExecute))
+		fmt.Fprintf(b, "    time to NoSchedule taint          %s\n", fmtTaint(o.NoSchedule, o.NoScheduleBefore))
+		fmt.Fprintf(b, "    time to NoExecute taint           %s\n", fmtTaint(o.NoExecute, o.NoExecuteBefore))
 	}
 	evicted := ""
 	if o.Workload == "" {
@@ -468,6 +513,15 @@ func plural(n int, what string) string {
 		}
 	}
 	return fmt.Sprintf("%d %s", n, what)
+}
+
+// fmtTaint writes a taint figure: +0s for a taint the cluster carried
+// already when the fault hit.
+func fmtTaint(d time.Duration, before bool) string {
+	if before {
+		return "+0s (carried already)"
+	}
+	return fmtRel(d)
 }
 
 func fmtRel(d time.Duration) string {

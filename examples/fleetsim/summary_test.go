@@ -118,7 +118,7 @@ func TestOutageFiguresMeasureWhatTheyAreNamedFor(t *testing.T) {
 		{At: m(14), Kind: EvHealth, Workload: "w2", Detail: detailNotHealthy + "b unreachable"},
 		{At: m(20), Kind: EvHealth, Workload: "w2", Detail: detailHealthy},
 	}
-	r := measureOutage(events, timedFault{at: m(5), kind: FaultOutage, spec: FaultSpec{Cluster: "a"}, label: "outage a"}, "a")
+	r := measureOutage(events, timedFault{at: m(5), kind: FaultOutage, spec: FaultSpec{Cluster: "a"}, label: "outage a"}, "a", nil)
 	want := OutageReport{Fault: FaultOutage, Cluster: "a", At: m(5), NotReady: m(1), NoSchedule: m(3), NoExecute: m(2),
 		FirstEviction: m(6), HealthyAgain: m(7), Affected: []string{"w1", "w2"}, Evicted: []string{"w1"}}
 	if got, wantS := strings.ReplaceAll(fmtOutage(r), " ", ""), strings.ReplaceAll(fmtOutage(want), " ", ""); got != wantS {
@@ -127,7 +127,7 @@ func TestOutageFiguresMeasureWhatTheyAreNamedFor(t *testing.T) {
 	// w2 stopped being healthy only after the next fault: that is not
 	// blamed on this one (w2 counts as never hurt). The outage of b hits
 	// w3, which stays healthy, and evicts nothing after it.
-	r = measureOutage(events, timedFault{at: m(14), kind: FaultOutage, spec: FaultSpec{Cluster: "b"}, label: "outage b"}, "b")
+	r = measureOutage(events, timedFault{at: m(14), kind: FaultOutage, spec: FaultSpec{Cluster: "b"}, label: "outage b"}, "b", nil)
 	if r.HealthyAgain != 0 || strings.Join(r.Affected, ",") != "w3" || r.FirstEviction != notYet || r.NoSchedule != notYet {
 		t.Errorf("outage of b: %s", fmtOutage(r))
 	}

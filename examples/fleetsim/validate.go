@@ -28,7 +28,10 @@ const (
 	defaultGracefulEvictionTimeout = 10 * time.Minute
 	defaultStartupDelay            = 20 * time.Second // simulator only: time for a new copy to become healthy
 	defaultEvictionsPerSecond      = 50               // simulator only: global eviction rate
-	maxSteps                       = 5_000_000
+	// karmadaEvictionsPerSecond is karmada-controller-manager's
+	// --resource-eviction-rate default.
+	karmadaEvictionsPerSecond = 0.5
+	maxSteps                  = 5_000_000
 	// The pacer's rate is also its burst: below the minimum one eviction
 	// takes over a day to earn, above the maximum the burst lets a whole
 	// fleet out at once.
@@ -49,23 +52,57 @@ func (s Settings) withDefaults() Settings {
 	def(&s.EvictionTimeout, defaultEvictionTimeout)
 	def(&s.GracefulEvictionTimeout, defaultGracefulEvictionTimeout)
 	def(&s.StartupDelay, defaultStartupDelay)
-	if s.NoExecuteTaints == nil {
-		t := true
-		s.NoExecuteTaints = &t
+	if s.Rules == "" {
+		s.Rules = RulesFleetover
 	}
+	// Karmada's rules change the defaults: no timed NoExecute health
+	// taint, no cluster failover (Failover gate and
+	// --enable-no-execute-taint-eviction off), no default tolerations
+	// (karmada-webhook adds none since v1.15), its eviction rate, and no
+	// state injection (StatefulFailoverInjection is an alpha gate, off).
+	fleetover := !s.karmada()
+	boolDef := func(b **bool, v bool) {
+		if *b == nil {
+			*b = &v
+		}
+	}
+	boolDef(&s.NoExecuteTaints, fleetover)
+	boolDef(&s.ClusterFailover, fleetover)
+	boolDef(&s.DefaultTolerations, fleetover)
 	if s.DefaultTolerationSeconds == nil {
 		v := int64(defaultTolerationSeconds)
 		s.DefaultTolerationSeconds = &v
 	}
 	if s.EvictionsPerSecond == 0 {
 		s.EvictionsPerSecond = defaultEvictionsPerSecond
+		if s.karmada() {
+			s.EvictionsPerSecond = karmadaEvictionsPerSecond
+		}
 	}
-	if s.StatefulInjection == nil {
-		t := true
-		s.StatefulInjection = &t
-	}
+	boolDef(&s.StatefulInjection, fleetover)
 	s.ClusterPurgeMode = s.ClusterPurgeMode.Normalize()
 	return s
+}
+
+// validateTaintPolicies checks settings.clusterTaintPolicies with the
+// library's rules; each policy's clusters must be clusters of the scenario.
+func validateTaintPolicies(c *errCollector, sc *Scenario) {
+	known := map[string]bool{}
+	for _, cl := range sc.Clusters {
+		known[cl.Name] = true
+	}
+	lib := make([]failover.ConditionTaintPolicy, len(sc.Settings.ClusterTaintPolicies))
+	for i, p := range sc.Settings.ClusterTaintPolicies {
+		lib[i] = p.library()
+		for j, n := range p.Clusters {
+			if !known[n] {
+				c.add(fmt.Sprintf("settings.clusterTaintPolicies[%d].clusters[%d]", i, j), "unknown cluster %q", n)
+			}
+		}
+	}
+	for _, fe := range failover.ValidateClusterTaintConfig(failover.ClusterTaintConfig{Policies: lib}, field.NewPath("settings")) {
+		c.add(strings.Replace(fe.Field, "settings.policies", "settings.clusterTaintPolicies", 1), "%s", fe.ErrorBody())
+	}
 }
 
 var taintEffects = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
@@ -104,7 +141,7 @@ func validateScenario(c *errCollector, sc *Scenario) {
 	case eps < 0:
 		c.add("settings.evictionsPerSecond", "must not be negative")
 	case eps != 0 && (eps < minEvictionsPerSecond || eps > maxEvictionsPerSecond):
-		c.add("settings.evictionsPerSecond", "must be between %g and %g (0 takes the default %d), got %g",
+		c.add("settings.evictionsPerSecond", "must be between %g and %g (leave it out for the default %d), got %g",
 			minEvictionsPerSecond, maxEvictionsPerSecond, defaultEvictionsPerSecond, eps)
 	default:
 		// Rate and burst both come from evictionsPerSecond.
@@ -120,6 +157,45 @@ func validateScenario(c *errCollector, sc *Scenario) {
 	}
 	if st.DefaultTolerationSeconds != nil && *st.DefaultTolerationSeconds < 0 {
 		c.add("settings.defaultTolerationSeconds", "must not be negative")
+	}
+	if st.Rules != "" && st.Rules != RulesFleetover && st.Rules != RulesKarmada {
+		c.add("settings.rules", "must be %s or %s, got %q", RulesFleetover, RulesKarmada, st.Rules)
+	}
+	if st.karmada() && st.FenceAfter != 0 {
+		c.add("settings.fenceAfter", "Karmada's rules have no fencing (its Directly purge never gives up on an old copy); leave it out or use rules %s", RulesFleetover)
+	}
+	validateTaintPolicies(c, sc)
+	// Zero means zero or is an error, never a silent default: these
+	// settings take their default when left out, and 0 is no value for
+	// them (the library reads a zero as its default).
+	for _, z := range []struct {
+		key string
+		v   Duration
+		def time.Duration
+	}{
+		{"failureThreshold", st.FailureThreshold, defaultFailureThreshold},
+		{"successThreshold", st.SuccessThreshold, defaultSuccessThreshold},
+		{"monitorGracePeriod", st.MonitorGracePeriod, defaultMonitorGracePeriod},
+		{"startupGracePeriod", st.StartupGracePeriod, defaultStartupGracePeriod},
+		{"evictionTimeout", st.EvictionTimeout, defaultEvictionTimeout},
+		{"gracefulEvictionTimeout", st.GracefulEvictionTimeout, defaultGracefulEvictionTimeout},
+		{"startupDelay", st.StartupDelay, defaultStartupDelay},
+	} {
+		if _, given := c.ix.byPath["settings."+z.key]; given && z.v == 0 {
+			c.add("settings."+z.key, "must be greater than 0: 0 is not taken as %s (leave the setting out for that default)", z.def)
+		}
+	}
+	if _, given := c.ix.byPath["settings.evictionsPerSecond"]; given && st.EvictionsPerSecond == 0 {
+		c.add("settings.evictionsPerSecond", "must be greater than 0: 0 is not taken as the default (leave the setting out for it)")
+	}
+	for _, k := range []string{"step", "duration"} {
+		v := sc.Step
+		if k == "duration" {
+			v = sc.Duration
+		}
+		if _, given := c.ix.byPath[k]; given && v == 0 {
+			c.add(k, "must be greater than 0 (leave it out for the default)")
+		}
 	}
 
 	if len(sc.Clusters) == 0 {

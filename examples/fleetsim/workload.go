@@ -181,10 +181,13 @@ func (e *Engine) newWorkload(i int, spec *WorkloadSpec) (*workload, error) {
 
 		schedulingSuspended: spec.SchedulingSuspended,
 	}
-	w.tolerations = failover.AddDefaultClusterTolerations(spec.Tolerations, failover.DefaultTolerationsConfig{
-		NotReadyTolerationSeconds:    st.DefaultTolerationSeconds,
-		UnreachableTolerationSeconds: st.DefaultTolerationSeconds,
-	})
+	w.tolerations = spec.Tolerations
+	if *st.DefaultTolerations {
+		w.tolerations = failover.AddDefaultClusterTolerations(spec.Tolerations, failover.DefaultTolerationsConfig{
+			NotReadyTolerationSeconds:    st.DefaultTolerationSeconds,
+			UnreachableTolerationSeconds: st.DefaultTolerationSeconds,
+		})
+	}
 	fb := spec.Failover
 	if fb != nil {
 		fb = fb.DeepCopy()

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/fleetover/fleetover/failover"
 )
 
 // API groups and kinds the reader models.
@@ -27,6 +29,7 @@ const (
 	KindClusterPropagationPolicy = "ClusterPropagationPolicy"
 	KindResourceBinding          = "ResourceBinding"
 	KindClusterResourceBinding   = "ClusterResourceBinding"
+	KindClusterTaintPolicy       = "ClusterTaintPolicy"
 )
 
 // Labels and annotations Karmada puts on a binding to name the policy it
@@ -43,10 +46,11 @@ const (
 const defaultSchedulerName = "default-scheduler"
 
 type objectMeta struct {
-	Name        string            `json:"name"`
-	Namespace   string            `json:"namespace,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Name              string            `json:"name"`
+	CreationTimestamp metav1.Time       `json:"creationTimestamp,omitempty"`
+	Namespace         string            `json:"namespace,omitempty"`
+	Labels            map[string]string `json:"labels,omitempty"`
+	Annotations       map[string]string `json:"annotations,omitempty"`
 }
 
 type clusterObject struct {
@@ -98,6 +102,16 @@ type bindingObject struct {
 	} `json:"status"`
 }
 
+type taintPolicyObject struct {
+	Metadata objectMeta `json:"metadata"`
+	Spec     struct {
+		TargetClusters     *ClusterAffinity `json:"targetClusters,omitempty"`
+		AddOnConditions    []MatchCondition `json:"addOnConditions,omitempty"`
+		RemoveOnConditions []MatchCondition `json:"removeOnConditions,omitempty"`
+		Taints             []PolicyTaint    `json:"taints"`
+	} `json:"spec"`
+}
+
 type readPolicy struct {
 	Policy
 	src source
@@ -127,6 +141,8 @@ func (r *reader) fleet() (*Fleet, error) {
 			schema, want = policySchema, policyAPIVersion
 		case KindResourceBinding, KindClusterResourceBinding:
 			schema, want = bindingSchema, bindingAPIVersion
+		case KindClusterTaintPolicy:
+			schema, want = taintPolicySchema, policyAPIVersion
 		}
 		if schema == nil {
 			r.note(o.src, ref, nil, "kind %s (%s) is not modelled; the object is left out", ref.Kind, o.obj.GetAPIVersion())
@@ -184,7 +200,18 @@ func (r *reader) fleet() (*Fleet, error) {
 				r.note(o.src, ref, spec.Child("dependentOverrides"), "overrides are not modelled")
 			}
 			r.checkScheduler(o.src, ref, spec.Child("schedulerName"), po.Spec.SchedulerName)
+			if !r.checkClusterPurgeMode(o.src, ref, spec.Child("failover"), po.Spec.Failover) {
+				continue
+			}
 			policies = append(policies, p)
+		case KindClusterTaintPolicy:
+			var tp taintPolicyObject
+			if !r.decode(o, ref, &tp) {
+				continue
+			}
+			if p, ok := r.taintPolicy(o.src, ref, &tp); ok {
+				f.TaintPolicies = append(f.TaintPolicies, p)
+			}
 		default:
 			var bo bindingObject
 			if !r.decode(o, ref, &bo) {
@@ -204,6 +231,13 @@ func (r *reader) fleet() (*Fleet, error) {
 		}
 	}
 	sort.Slice(f.Workloads, func(i, j int) bool { return f.Workloads[i].Binding.String() < f.Workloads[j].Binding.String() })
+	sort.SliceStable(f.TaintPolicies, func(i, j int) bool {
+		a, b := f.TaintPolicies[i], f.TaintPolicies[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
 	f.Findings = r.findings
 	if len(r.errs) > 0 {
 		return nil, r.errs
@@ -283,6 +317,60 @@ func (r *reader) cluster(src source, ref Ref, co *clusterObject) (Cluster, bool)
 	return c, true
 }
 
+// clusterPurgeModes are the values Karmada's CRD admits for
+// failover.cluster.purgeMode (its enum): Never, and the older names, are
+// refused by Karmada's API server for cluster failover.
+var clusterPurgeModes = []string{"Directly", "Gracefully"}
+
+// checkClusterPurgeMode refuses a cluster failover purge mode Karmada's API
+// server would refuse, naming the field.
+func (r *reader) checkClusterPurgeMode(src source, ref Ref, p *field.Path, fb *FailoverBehavior) bool {
+	if fb == nil || fb.Cluster == nil || fb.Cluster.PurgeMode == "" || slices.Contains(clusterPurgeModes, fb.Cluster.PurgeMode) {
+		return true
+	}
+	r.fail(src, ref, field.NotSupported(p.Child("cluster", "purgeMode"), fb.Cluster.PurgeMode, clusterPurgeModes))
+	return false
+}
+
+// taintPolicy reads a ClusterTaintPolicy. One the library refuses (which
+// Karmada's webhook refuses at admission) is reported and left out, as
+// fleetover's controller leaves it out.
+func (r *reader) taintPolicy(src source, ref Ref, o *taintPolicyObject) (TaintPolicy, bool) {
+	p := TaintPolicy{
+		File:               src.file,
+		Name:               ref.Name,
+		CreationTimestamp:  o.Metadata.CreationTimestamp,
+		TargetClusters:     o.Spec.TargetClusters,
+		AddOnConditions:    o.Spec.AddOnConditions,
+		RemoveOnConditions: o.Spec.RemoveOnConditions,
+		Taints:             o.Spec.Taints,
+	}
+	spec := field.NewPath("spec")
+	errs := failover.ValidateClusterTaintConfig(failover.ClusterTaintConfig{Policies: []failover.ConditionTaintPolicy{p.ConditionTaintPolicy()}}, field.NewPath("cfg"))
+	for _, e := range errs {
+		// The library's path cfg.policies[0].x is the object's spec.x.
+		fp := strings.TrimPrefix(strings.TrimPrefix(e.Field, "cfg.policies[0]"), ".")
+		r.note(src, ref, spec.Child(fp), "%s; the policy is left out", e.ErrorBody())
+	}
+	if len(errs) > 0 {
+		return TaintPolicy{}, false
+	}
+	if o.Metadata.CreationTimestamp.IsZero() {
+		r.note(src, ref, field.NewPath("metadata", "creationTimestamp"), "no creation time: the policy applies before those that have one (Karmada orders policies by creation time)")
+	}
+	if o.Spec.TargetClusters != nil {
+		r.checkAffinity(src, ref, spec.Child("targetClusters"), *o.Spec.TargetClusters)
+	}
+	return p, true
+}
+
+// checkAffinity reports an affinity that cannot be evaluated.
+func (r *reader) checkAffinity(src source, ref Ref, p *field.Path, a ClusterAffinity) {
+	if _, err := (Cluster{}).Matches(a); err != nil {
+		r.note(src, ref, p, "cannot be evaluated (%v)", err)
+	}
+}
+
 func (r *reader) checkScheduler(src source, ref Ref, p *field.Path, name string) {
 	if name != "" && name != defaultSchedulerName {
 		r.note(src, ref, p, "scheduler %q is not modelled: the simulator places as Karmada's default scheduler does", name)
@@ -359,6 +447,9 @@ func (r *reader) workload(b readBinding, policies []readPolicy) (Workload, bool)
 	}
 	r.checkPlacement(b.src, b.ref, spec.Child("placement"), s.Placement)
 	r.checkScheduler(b.src, b.ref, spec.Child("schedulerName"), s.SchedulerName)
+	if !r.checkClusterPurgeMode(b.src, b.ref, spec.Child("failover"), s.Failover) {
+		return Workload{}, false
+	}
 	if s.PropagateDeps || len(s.RequiredBy) > 0 {
 		p := spec.Child("propagateDeps")
 		if !s.PropagateDeps {

@@ -218,6 +218,12 @@ func (r *reader) addValue(src source, v any, path *field.Path, depth int) {
 		r.fail(src, Ref{}, field.TypeInvalid(orRoot(path), describeType(v), "a Kubernetes object (a mapping with apiVersion, kind and metadata)"))
 		return
 	}
+	if isScenario(m) {
+		// A simulator scenario kept beside the export (the faults to
+		// replay, say) is not an object of the control plane.
+		r.note(src, Ref{Kind: "Scenario", Name: filepath.Base(src.file)}, path, "a fleetsim scenario, not a Karmada object: left out of the fleet (lay it over the fleet with -scenario)")
+		return
+	}
 	obj := &unstructured.Unstructured{Object: m}
 	kind := obj.GetKind()
 	if items, isList := m["items"]; isList && (kind == "List" || strings.HasSuffix(kind, "List")) {
@@ -249,6 +255,23 @@ func (r *reader) addValue(src source, v any, path *field.Path, depth int) {
 		return
 	}
 	r.objects = append(r.objects, rawObject{src: src, obj: obj, raw: raw})
+}
+
+// isScenario reports whether m is a fleetsim scenario document: no
+// apiVersion or kind, and the scenario format's keys.
+func isScenario(m map[string]any) bool {
+	if _, ok := m["apiVersion"]; ok {
+		return false
+	}
+	if _, ok := m["kind"]; ok {
+		return false
+	}
+	for _, k := range []string{"clusters", "workloads", "faults", "settings"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // checkMeta checks the fields every object needs before it can be named.

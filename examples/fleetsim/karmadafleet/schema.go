@@ -142,6 +142,15 @@ var (
 			"schedulePriority": ignored(),
 		}),
 	}))
+	matchConditionSchema = listOf(object(map[string]*schemaNode{"conditionType": leaf(), "operator": leaf(), "statusValues": leaf()}))
+	taintPolicySchema    = object(withFields(topSchema, map[string]*schemaNode{
+		"spec": object(map[string]*schemaNode{
+			"targetClusters":     object(affinitySchema),
+			"addOnConditions":    matchConditionSchema,
+			"removeOnConditions": matchConditionSchema,
+			"taints":             listOf(object(map[string]*schemaNode{"key": leaf(), "effect": leaf(), "value": leaf()})),
+		}),
+	}))
 	bindingSchema = object(withFields(topSchema, map[string]*schemaNode{
 		"spec": object(map[string]*schemaNode{
 			"resource": object(map[string]*schemaNode{

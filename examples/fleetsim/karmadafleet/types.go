@@ -5,6 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/fleetover/fleetover/failover"
 )
 
 // Ref names one object of the input.
@@ -49,8 +51,69 @@ type Fleet struct {
 	Workloads []Workload
 	// Policies read, in the order of their names.
 	Policies []Policy
+	// TaintPolicies are the ClusterTaintPolicies read, oldest first (by
+	// creation time, then name), the order Karmada applies them in.
+	TaintPolicies []TaintPolicy
 	// Findings in the order the objects were read.
 	Findings []Finding
+}
+
+// TaintPolicy is a ClusterTaintPolicy (policy.karmada.io/v1alpha1): it adds
+// its taints to the clusters it targets when every addOnConditions match
+// holds, and removes them when every removeOnConditions match holds.
+type TaintPolicy struct {
+	// File is the file the object was read from.
+	File string
+	Name string
+	// CreationTimestamp orders the policies, as Karmada applies them.
+	CreationTimestamp metav1.Time
+	// TargetClusters selects the clusters; nil selects every cluster.
+	TargetClusters     *ClusterAffinity
+	AddOnConditions    []MatchCondition
+	RemoveOnConditions []MatchCondition
+	Taints             []PolicyTaint
+}
+
+// MatchCondition tests one condition of a cluster.
+type MatchCondition struct {
+	ConditionType string                   `json:"conditionType"`
+	Operator      string                   `json:"operator"`
+	StatusValues  []metav1.ConditionStatus `json:"statusValues"`
+}
+
+// PolicyTaint is a taint a ClusterTaintPolicy manages.
+type PolicyTaint struct {
+	Key    string             `json:"key"`
+	Effect corev1.TaintEffect `json:"effect"`
+	Value  string             `json:"value,omitempty"`
+}
+
+// ConditionTaintPolicy converts p into the library's policy, named
+// "<creation time>/<name>" so that, in the library's name order, policies
+// apply oldest first as Karmada applies them (policies created within the
+// same second then apply by name; Karmada's order is not fixed there).
+func (p TaintPolicy) ConditionTaintPolicy() failover.ConditionTaintPolicy {
+	out := failover.ConditionTaintPolicy{
+		Name:               p.CreationTimestamp.UTC().Format("2006-01-02T15:04:05Z") + "/" + p.Name,
+		AddOnConditions:    conditionMatches(p.AddOnConditions),
+		RemoveOnConditions: conditionMatches(p.RemoveOnConditions),
+	}
+	for _, t := range p.Taints {
+		out.Taints = append(out.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	return out
+}
+
+func conditionMatches(in []MatchCondition) []failover.ConditionMatch {
+	var out []failover.ConditionMatch
+	for _, m := range in {
+		out = append(out, failover.ConditionMatch{
+			ConditionType: m.ConditionType,
+			Operator:      failover.MatchOperator(m.Operator),
+			StatusValues:  m.StatusValues,
+		})
+	}
+	return out
 }
 
 // Cluster is a member cluster as its Cluster object describes it.
