@@ -49,6 +49,42 @@ func TestCrashKeepsTheSilenceCountdown(t *testing.T) {
 	}
 }
 
+// The process dies and no new one runs for 45 s (a crash loop, a slow
+// reschedule), while one cluster's klusterlet keeps renewing its lease and
+// the other's is silent. The new process sees the latest renewal only: 45 s
+// after the last one it heard. The renewing cluster stays Ready; the silent
+// one goes Unknown as of 40 s after it fell silent. Before, any renewal
+// seen more than the grace period after the last one heard made the
+// cluster Unknown first, so a controller back from 40 s of downtime took
+// every cluster of the fleet for silent (failover.ClusterHealthTracker's
+// ObserveLease).
+func TestCrashLongDowntimeKeepsRenewingClustersReady(t *testing.T) {
+	t.Parallel()
+	inj := newCrashInjector(testScheme, 0, false)
+	planCrash(t, inj)
+	f := newFixture(t, outageConfig)
+	f.start()
+	silent, alive := f.clusterName("a"), f.clusterName("b")
+	f.joinTrackedClusters(silent, alive)
+	silentSince := f.clock.Now()
+
+	inj.kill()
+	// Down: the clock moves and the klusterlet renews, nobody looks.
+	for f.clock.Now().Before(silentSince.Add(45 * time.Second)) {
+		f.stepTo(f.clock.Now().Add(5 * time.Second))
+		f.renewLease(alive)
+	}
+	f.recoverCrash()
+	f.waitTaint(silent, clusterv1.ManagedClusterTaintUnreachable, clusterv1.TaintEffectNoSelectIfNew)
+	if got, want := f.unknownSince(silent), silentSince.Add(40*time.Second); !got.Equal(want) {
+		t.Fatalf("Unknown since %s, want %s", got, want)
+	}
+	f.waitHealthTracked(alive)
+	if taints := f.managedCluster(alive).Spec.Taints; len(taints) > 0 {
+		t.Fatalf("the cluster that kept renewing is tainted after the controller's downtime: %v", taints)
+	}
+}
+
 // unknownSince is when the health controller's tracker made the cluster
 // Unknown; zero when it is not.
 func (f *fixture) unknownSince(cluster string) time.Time {
