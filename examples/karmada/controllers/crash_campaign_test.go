@@ -62,11 +62,12 @@ var crashScenarios = []string{"not-ready", "observed-group", "suspended-scheduli
 //     the simulator.
 //
 // Every crashed run must end as the uncrashed run ended: the same
-// placements, eviction tasks (with their preserved state and stamps),
-// eviction history, clusters' Ready conditions and taints, the same
-// evictions (once each: no return to a blocked cluster), the same copies
-// started with the same preserved state, Works created and deleted on the
-// same clusters, and never two copies of a single-writer workload.
+// placements, eviction tasks with their preserved state, eviction
+// history, clusters' Ready conditions and taints (the stamps of all of
+// these within three steps), the same evictions (once each: no return to
+// a blocked cluster), the same copies started with the same preserved
+// state, Works created and deleted on the same clusters, and never two
+// copies of a single-writer workload.
 //
 // The bounded campaign's chain run plays only until the uncrashed run's
 // last crash point and three steps more: after that the controllers write
@@ -246,7 +247,10 @@ func (r *replayRun) recordWorks() *workRecord {
 // crashOutcome is what a run leaves behind that the controllers decide:
 // per workload and per cluster, one line each, and the run's story.
 type crashOutcome struct {
-	state      map[string]string
+	state map[string]string
+	// times are the stamps the controllers wrote (tasks, history, Ready
+	// transitions, taints), since the start.
+	times      map[string]time.Duration
 	evictions  []replay.Eviction
 	injections []string
 	twoCopies  []string
@@ -256,25 +260,25 @@ type crashOutcome struct {
 // crashOutcome reads how the run ended.
 func (r *replayRun) crashOutcome(works *workRecord) crashOutcome {
 	r.t.Helper()
-	out := crashOutcome{state: map[string]string{}, step: r.fx.Step.Duration}
+	out := crashOutcome{state: map[string]string{}, times: map[string]time.Duration{}, step: r.fx.Step.Duration}
 	for _, w := range r.fx.Workloads {
 		rb := r.binding(w.Name)
 		out.state[w.Name+" placement"] = placementString(r.finalPlacement(w), w.Divided)
 		var tasks []string
 		for _, task := range rb.Spec.GracefulEvictionTasks {
-			var ts string
+			from := r.simName(task.FromCluster)
 			if task.CreationTimestamp != nil {
-				ts = task.CreationTimestamp.Sub(epoch).String()
+				out.times[w.Name+" task from "+from+" created"] = task.CreationTimestamp.Sub(epoch)
 			}
 			state, _ := json.Marshal(task.PreservedLabelState)
 			var before []string
 			for _, c := range task.ClustersBeforeFailover {
 				before = append(before, r.simName(c))
 			}
-			tasks = append(tasks, fmt.Sprintf("%s %s %s created +%s state %s before %v", r.simName(task.FromCluster), task.Reason, task.PurgeMode, ts, state, before))
+			tasks = append(tasks, fmt.Sprintf("%s %s %s state %s before %v", from, task.Reason, task.PurgeMode, state, before))
 		}
 		out.state[w.Name+" tasks"] = strings.Join(tasks, "; ")
-		out.state[w.Name+" history"] = r.historyString(rb)
+		out.state[w.Name+" history"] = r.historyString(rb, w.Name, out.times)
 		works.mu.Lock()
 		events := slices.Clone(works.events[string(rb.UID)])
 		works.mu.Unlock()
@@ -285,15 +289,16 @@ func (r *replayRun) crashOutcome(works *workRecord) crashOutcome {
 		cl := r.cluster(r.real(c.Name))
 		ready := "none"
 		if cond := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady); cond != nil {
-			ready = fmt.Sprintf("%s/%s since +%s", cond.Status, cond.Reason, cond.LastTransitionTime.Sub(epoch))
+			ready = fmt.Sprintf("%s/%s", cond.Status, cond.Reason)
+			out.times["cluster "+c.Name+" Ready since"] = cond.LastTransitionTime.Sub(epoch)
 		}
 		var taints []string
 		for _, tn := range cl.Spec.Taints {
-			var added string
+			taint := fmt.Sprintf("%s:%s", tn.Key, tn.Effect)
 			if tn.TimeAdded != nil {
-				added = tn.TimeAdded.Sub(epoch).String()
+				out.times["cluster "+c.Name+" taint "+taint+" added"] = tn.TimeAdded.Sub(epoch)
 			}
-			taints = append(taints, fmt.Sprintf("%s:%s +%s", tn.Key, tn.Effect, added))
+			taints = append(taints, taint)
 		}
 		slices.Sort(taints)
 		out.state["cluster "+c.Name] = fmt.Sprintf("Ready %s, taints %v", ready, taints)
@@ -305,8 +310,8 @@ func (r *replayRun) crashOutcome(works *workRecord) crashOutcome {
 }
 
 // historyString is the binding's eviction history, in the simulator's
-// cluster names.
-func (r *replayRun) historyString(rb *workv1alpha2.ResourceBinding) string {
+// cluster names; the entries' stamps go to times.
+func (r *replayRun) historyString(rb *workv1alpha2.ResourceBinding, workload string, times map[string]time.Duration) string {
 	raw, ok := rb.Annotations[controllers.EvictionHistoryAnnotation]
 	if !ok {
 		return ""
@@ -322,20 +327,29 @@ func (r *replayRun) historyString(rb *workv1alpha2.ResourceBinding) string {
 	}
 	var parts []string
 	for _, e := range doc.Entries {
-		parts = append(parts, fmt.Sprintf("%s at +%s", r.simName(e.ClusterName), e.CreationTimestamp.Sub(epoch)))
+		cluster := r.simName(e.ClusterName)
+		times[fmt.Sprintf("%s history entry %d (%s)", workload, len(parts)+1, cluster)] = e.CreationTimestamp.Sub(epoch)
+		parts = append(parts, cluster)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// diff lists how got differs from the uncrashed run's outcome o. Times of
-// evictions and state injections may differ by a step or two (a reaction
-// seen a step late on a busy machine), as in the replay; what the
-// controllers persisted must be equal.
+// diff lists how got differs from the uncrashed run's outcome o. What the
+// controllers persisted must be equal; the times they stamped, and those
+// of evictions and state injections, may differ by up to three steps, as
+// in the replay: the test steps the clock before it plays the step's
+// faults, and a look the step triggers may run before or after them, in
+// an uncrashed run as in a crashed one.
 func (o crashOutcome) diff(got crashOutcome) []string {
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(o.state)) {
 		if got.state[k] != o.state[k] {
 			problems = append(problems, fmt.Sprintf("%s: %q, uncrashed %q", k, got.state[k], o.state[k]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(o.times)) {
+		if at, ok := got.times[k]; ok && (at-o.times[k]).Abs() > 3*o.step {
+			problems = append(problems, fmt.Sprintf("%s at +%s, uncrashed +%s", k, at, o.times[k]))
 		}
 	}
 	problems = append(problems, compareEvictions(o.evictions, got.evictions, 3*o.step)...)

@@ -181,10 +181,11 @@ type fixture struct {
 	crash        *crashInjector
 	crashHandled bool
 	// startWith, when set, starts the controllers instead of start
-	// (leader election, crash_leader_test.go); rest, when set, is the API
-	// server the fixture talks to instead of the shared one.
+	// (leader election, crash_leader_test.go).
 	startWith func()
-	rest      *rest.Config
+	// rest is the API server the fixture talks to: the shared one, or a
+	// test's own (newFixtureOn).
+	rest *rest.Config
 }
 
 func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
