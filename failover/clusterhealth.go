@@ -192,7 +192,10 @@ type ClusterHealthTracker interface {
 	// ObserveLease records a lease renewal of a pull-mode cluster at
 	// renewTime (the lease's persisted renewTime; a future value counts as
 	// now). It is a sign of life only: it keeps the cluster from going
-	// Unknown but does not change a published condition.
+	// Unknown but does not change a published condition. A renewal within
+	// MonitorGracePeriod of now ends any silence, however long ago the
+	// renewal heard before it: a caller that looks late sees only the
+	// latest renewal.
 	ObserveLease(cluster string, renewTime time.Time) error
 	// ObserveStatus records a Ready condition that a pull-mode cluster's
 	// agent decided and posted itself, as Karmada's agent does: the agent
@@ -314,10 +317,17 @@ func (t *clusterHealthTracker) ObserveLease(cluster string, renewTime time.Time)
 		return err
 	}
 	now := t.clock.Now()
-	// Silence up to this renewal may already have made the cluster Unknown.
-	t.applySilence(s, now)
 	if renewTime.After(now) {
 		renewTime = now
+	}
+	// A renewal older than the grace period leaves the cluster as silent as
+	// it was: silence up to now may already have made it Unknown. A newer
+	// one says the cluster is alive: a gap since the last renewal heard is
+	// the caller's own lag (a restarted controller, a busy queue), which saw
+	// only the latest of the renewals made meanwhile, not the cluster's
+	// silence.
+	if now.Sub(renewTime) >= t.cfg.MonitorGracePeriod {
+		t.applySilence(s, now)
 	}
 	if heard := countdownStart(renewTime); s.LastHeard == nil || heard.After(s.LastHeard.Time) {
 		s.LastHeard = &heard

@@ -241,6 +241,33 @@ func TestClusterHealthTrackerRestartContinuesSilenceCountdown(t *testing.T) {
 	}
 }
 
+// A controller that looks late (restarted, or behind on its queue) sees
+// only the latest lease renewal: the cluster renewed every few seconds,
+// but the last renewal the tracker heard is past the grace period. A
+// renewal within the grace period of now keeps the cluster Ready; one older
+// than that does not (found by the crash campaign, docs/reliability.md).
+func TestClusterHealthTrackerLateLookAtAFreshRenewal(t *testing.T) {
+	clk := clocktesting.NewFakePassiveClock(healthT0)
+	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
+	tr.Register("m1", failover.ClusterSyncModePull)
+	tr.Register("m2", failover.ClusterSyncModePull)
+	mustProbe(t, tr, "m1", probeOK)
+	mustProbe(t, tr, "m2", probeOK)
+	clk.SetTime(healthT0.Add(45 * time.Second))
+	if err := tr.ObserveLease("m1", healthT0.Add(44*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := tr.Ready("m1"); c.Status != metav1.ConditionTrue {
+		t.Fatalf("a renewal a second ago counted as 45 s of silence: %+v", c)
+	}
+	if err := tr.ObserveLease("m2", healthT0.Add(2*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := tr.Ready("m2"); c.Status != metav1.ConditionUnknown || !c.LastTransitionTime.Time.Equal(healthT0.Add(40*time.Second)) {
+		t.Fatalf("a renewal 43 s old kept the cluster from going Unknown at +40s: %+v", c)
+	}
+}
+
 func TestClusterHealthTrackerNextCheck(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(healthT0)
 	tr := mustOK(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{FailureThreshold: 5 * time.Second, MonitorGracePeriod: 20 * time.Second}))

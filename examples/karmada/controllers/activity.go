@@ -24,6 +24,10 @@ type Activity struct {
 	mu       sync.Mutex
 	queues   []lengther
 	expected int // queues Setup registers controllers for
+	// serving are the queues whose workers have asked for an item: a
+	// controller starts them once its informers have handed it every
+	// object they listed, so before that an empty queue means nothing.
+	serving  map[lengther]bool
 	inFlight int
 	// waiting are the items a queue will hand out later: the looks
 	// requested on the clock (due) and the error retries, which wait on
@@ -49,15 +53,17 @@ type waitingItem struct {
 // NewActivity returns an Activity that reads due times from clk, the fake
 // clock the controllers run on.
 func NewActivity(clk clock.PassiveClock) *Activity {
-	return &Activity{clock: clk, waiting: map[activityKey]waitingItem{}, changed: make(chan struct{})}
+	return &Activity{clock: clk, waiting: map[activityKey]waitingItem{}, serving: map[lengther]bool{}, changed: make(chan struct{})}
 }
 
 // Idle reports whether the controllers have nothing to do now.
 func (a *Activity) Idle() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.inFlight > 0 || len(a.queues) < a.expected {
-		// A controller whose queue does not exist yet has not started.
+	if a.inFlight > 0 || len(a.queues) < a.expected || len(a.serving) < a.expected {
+		// A controller whose queue does not exist yet, or whose workers
+		// have not started, has not seen the objects it starts from (a
+		// restarted process lists them first).
 		return false
 	}
 	for _, q := range a.queues {
@@ -92,7 +98,7 @@ func (a *Activity) String() string {
 			due++
 		}
 	}
-	return fmt.Sprintf("%d of %d queues started, %d queued, %d running, %d due, %d retrying", len(a.queues), a.expected, queued, a.inFlight, due, retries)
+	return fmt.Sprintf("%d of %d queues started (%d serving), %d queued, %d running, %d due, %d retrying", len(a.queues), a.expected, len(a.serving), queued, a.inFlight, due, retries)
 }
 
 // Changed returns a channel that is closed at the next change: an item
@@ -127,6 +133,19 @@ func (a *Activity) register(q lengther) {
 	defer a.mu.Unlock()
 	a.queues = append(a.queues, q)
 	a.changeLocked()
+}
+
+// serve records that q's workers run: its controller has synced.
+func (a *Activity) serve(q lengther) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.serving[q] {
+		a.serving[q] = true
+		a.changeLocked()
+	}
 }
 
 func (a *Activity) added() {

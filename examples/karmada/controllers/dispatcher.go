@@ -394,6 +394,10 @@ func (d *WorkDispatcher) removeStaleWorks(ctx context.Context, rb client.Object,
 		if suspension.Decide(toSuspension(bindingSpec(rb).Suspension), cluster, suspension.OperationDelete) != suspension.ActionProceed {
 			continue
 		}
+		if works[i].DeletionTimestamp != nil {
+			// Deleting it again changes nothing: its cluster still holds it.
+			continue
+		}
 		if err := d.Client.Delete(ctx, &works[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}

@@ -394,7 +394,7 @@ func hasTaint(cl *clusterv1alpha1.Cluster, key string, effect string) bool {
 // hands every event to handle, on a goroutine of its own.
 func (f *fixture) watchEach(list client.ObjectList, handle func(watch.Event), opts ...client.ListOption) {
 	f.t.Helper()
-	wc, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
+	wc, err := client.NewWithWatch(f.rest, client.Options{Scheme: testScheme})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -185,6 +185,8 @@ func (q *clockQueue[T]) AddRateLimited(item T) {
 }
 
 func (q *clockQueue[T]) Get() (T, bool) {
+	// Workers ask for items only once the controller's sources synced.
+	q.activity.serve(q.base)
 	item, shutdown := q.TypedRateLimitingInterface.Get()
 	if !shutdown {
 		q.activity.took(q.base, item)

@@ -321,17 +321,24 @@ func (f *fixture) settle() {
 	defer deadline.Stop()
 	f.activity.ReleaseDue()
 	for {
+		if f.crashPending() {
+			f.recoverCrash()
+			deadline.Reset(10 * time.Second)
+		}
 		activity, d := f.activity, f.currentDeliveries()
 		changedA, changedD := activity.Changed(), d.Changed()
 		if activity.Idle() && d.caughtUp() {
 			select {
 			case <-time.After(quiet):
-				if activity.Idle() && d.caughtUp() {
+				if activity.Idle() && d.caughtUp() && !f.crashPending() {
 					return
 				}
 				continue
 			case <-changedA:
 			case <-changedD:
+			case <-f.crashed():
+				f.recoverCrash()
+				deadline.Reset(10 * time.Second)
 			case <-deadline.C:
 				f.t.Logf("settle: gave up waiting: %s; %s", activity, d)
 				return
@@ -343,6 +350,9 @@ func (f *fixture) settle() {
 		select {
 		case <-changedA:
 		case <-changedD:
+		case <-f.crashed():
+			f.recoverCrash()
+			deadline.Reset(10 * time.Second)
 		case <-deadline.C:
 			f.t.Logf("settle: gave up waiting: %s; %s", activity, d)
 			return

@@ -38,6 +38,9 @@ import (
 var (
 	restConfig *rest.Config
 	testScheme *runtime.Scheme
+	// crdPaths are the CRDs the API server serves, for a test that starts
+	// an API server of its own.
+	crdPaths []string
 )
 
 func TestMain(m *testing.M) {
@@ -88,6 +91,7 @@ func run(m *testing.M) int {
 		// (envtest's default allows 20 s).
 		ControlPlaneStartTimeout: 2 * time.Minute,
 	}
+	crdPaths = env.CRDDirectoryPaths
 	if restConfig, err = env.Start(); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: start kube-apiserver and etcd from KUBEBUILDER_ASSETS=%s: %v\n", os.Getenv("KUBEBUILDER_ASSETS"), err)
 		return 1
@@ -191,18 +195,35 @@ type fixture struct {
 	deliveries *deliveries
 	// cache is the running controllers' cache.
 	cache client.Reader
+
+	// crash, when set, kills a controller process between two writes;
+	// settle and eventually then start a new one (crash_test.go).
+	crash        *crashInjector
+	crashHandled bool
+	// startWith, when set, starts the controllers instead of start
+	// (leader election, crash_leader_test.go).
+	startWith func()
+	// rest is the API server the fixture talks to: the shared one, or a
+	// test's own (newFixtureOn).
+	rest *rest.Config
 }
 
 func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 	t.Helper()
-	if restConfig == nil {
+	return newFixtureOn(t, restConfig, configure)
+}
+
+// newFixtureOn is newFixture on the API server rc.
+func newFixtureOn(t *testing.T, rc *rest.Config, configure func(*controllers.Config)) *fixture {
+	t.Helper()
+	if rc == nil {
 		t.Fatal("no API server: integration tests do not run together with -fuzz; run them without it (bash hack/test.sh)")
 	}
-	c, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
+	c, err := client.NewWithWatch(rc, client.Options{Scheme: testScheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, ctx: t.Context(), clock: clocktesting.NewFakeClock(epoch)}
+	f := &fixture{t: t, ctx: t.Context(), clock: clocktesting.NewFakeClock(epoch), rest: rc}
 	f.cfg = controllers.Config{Clock: f.clock}
 	if configure != nil {
 		configure(&f.cfg)
@@ -221,6 +242,10 @@ func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 // API server and clock.
 func (f *fixture) start() {
 	f.t.Helper()
+	if f.startWith != nil {
+		f.startWith()
+		return
+	}
 	f.runs++
 	cfg := f.cfg
 	cfg.Registerer = prometheus.NewRegistry()
@@ -250,9 +275,9 @@ func (f *fixture) start() {
 		}
 		return c, nil
 	}
-	rc := restConfig
+	rc := f.rest
 	if f.wrapTransport != nil {
-		rc = rest.CopyConfig(restConfig)
+		rc = rest.CopyConfig(f.rest)
 		rc.Wrap(f.wrapTransport)
 	}
 	mgr, err := ctrl.NewManager(rc, opts)
@@ -329,6 +354,9 @@ func (f *fixture) eventually(what string, cond func() (bool, string)) {
 			f.coalesce()
 		case <-delivered:
 			f.coalesce()
+		case <-f.crashed():
+			f.recoverCrash()
+			deadline.Reset(30 * time.Second)
 		case <-tick.C:
 		}
 	}

@@ -137,12 +137,7 @@ func (c *ClusterHealthController) observe(ctx context.Context, mc *clusterv1.Man
 		}
 	}
 	available := condition(mc.Status.Conditions, clusterv1.ManagedClusterConditionAvailable)
-	// A transition time is cut down to its second and a heard time rounded
-	// up to one, so a verdict given just after a renewal the controller
-	// heard first can read up to a second older than it: within that second
-	// it is still news. Feeding it again in the second after changes nothing.
-	verdictChanged := available != nil && !available.LastTransitionTime.Add(time.Second).Before(lastHeard)
-	if heard.IsZero() && !verdictChanged {
+	if heard.IsZero() && !verdictIsNews(available, st, lastHeard) {
 		return nil
 	}
 	if report, ok := agentReport(available); ok {
@@ -151,6 +146,38 @@ func (c *ClusterHealthController) observe(ctx context.Context, mc *clusterv1.Man
 		}
 	}
 	return nil
+}
+
+// verdictIsNews reports whether the klusterlet's Available verdict, seen
+// without a new lease renewal, is a report the tracker has not had. A
+// transition time is cut down to its second and a heard time rounded up to
+// one, so a verdict given just after a renewal the controller heard first
+// can read up to a second older than it: within that second it may still
+// be news. It is news only if it would change what the tracker holds (the
+// published condition, or the one pending across the debounce), and, once
+// silence made the cluster Unknown, only if it was given after the cluster
+// was last heard from. A verdict the tracker already holds is no sign of
+// life: fed again, it would move the last-heard time to now, which after a
+// restart (the persisted last-heard time is the verdict's second) would
+// start the silence countdown again from the restart.
+func verdictIsNews(available *metav1.Condition, st failover.ClusterHealthState, lastHeard time.Time) bool {
+	if available == nil || available.LastTransitionTime.Add(time.Second).Before(lastHeard) {
+		return false
+	}
+	report, ok := agentReport(available)
+	if !ok {
+		return false
+	}
+	switch {
+	case st.Ready == nil:
+		return true
+	case st.Ready.Status == metav1.ConditionUnknown:
+		return available.LastTransitionTime.After(lastHeard)
+	case st.Pending != nil:
+		return report.Healthy != (st.Pending.Status == metav1.ConditionTrue)
+	default:
+		return report.Healthy != (st.Ready.Status == metav1.ConditionTrue)
+	}
 }
 
 // write applies the taint diff and persists the tracker state in one

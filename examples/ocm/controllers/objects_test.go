@@ -117,6 +117,9 @@ func (f *fixture) renewLease(cluster string) {
 func (f *fixture) advance(t time.Time, step time.Duration, alive ...string) {
 	f.t.Helper()
 	for f.clock.Now().Before(t) {
+		if f.crashPending() {
+			f.recoverCrash()
+		}
 		next := f.clock.Now().Add(step)
 		if next.After(t) {
 			next = t

@@ -1,6 +1,7 @@
 package controllers_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -122,9 +123,10 @@ func TestStory2StatefulFailoverCarriesJobID(t *testing.T) {
 	if got := workClusters(f.works(set)); !slices.Equal(got, []string{down}) {
 		t.Fatalf("a second copy was dispatched while the first may still run: works on %v", got)
 	}
-	if at, ok := f.ctrls.Distributor.Recheck.Pending(keyOf(set)); !ok || !at.After(f.clock.Now()) {
-		t.Fatalf("blocked dispatch has no escape deadline ahead: %v %v", at, ok)
-	}
+	f.eventually("the blocked dispatch's escape deadline ahead", func() (bool, string) {
+		at, ok := f.ctrls.Distributor.Recheck.Pending(keyOf(set))
+		return ok && at.After(f.clock.Now()), fmt.Sprintf("pending %v %v", at, ok)
+	})
 
 	// The agent confirms the old copy is gone.
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

@@ -141,6 +141,14 @@ type fixture struct {
 	ctrls *controllers.Controllers
 	stop  func()
 	runs  int
+
+	// newClient, when set, wraps the manager's client.
+	newClient func(client.WithWatch) client.Client
+	// crash, when set, kills a controller process between two writes;
+	// eventually and advance then start a new one (crash_test.go).
+	crash        *crashInjector
+	crashHandled bool
+	crashLogged  bool
 }
 
 func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
@@ -148,11 +156,11 @@ func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 	if restConfig == nil {
 		t.Fatal("no API server: integration tests do not run together with -fuzz")
 	}
-	c, err := client.New(restConfig, client.Options{Scheme: testScheme})
+	c, err := client.NewWithWatch(restConfig, client.Options{Scheme: testScheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{t: t, ctx: t.Context(), c: c, clock: clocktesting.NewFakeClock(epoch)}
+	f := &fixture{t: t, ctx: t.Context(), clock: clocktesting.NewFakeClock(epoch)}
 	f.cfg = controllers.Config{Clock: f.clock}
 	if configure != nil {
 		configure(&f.cfg)
@@ -162,7 +170,9 @@ func newFixture(t *testing.T, configure func(*controllers.Config)) *fixture {
 		t.Fatal(err)
 	}
 	f.ns = ns.Name
+	f.c = scopedClient(c, f.ns)
 	t.Cleanup(f.stopControllers)
+	plannedCrash(f)
 	return f
 }
 
@@ -173,11 +183,20 @@ func (f *fixture) start() {
 	f.runs++
 	cfg := f.cfg
 	cfg.NamePrefix = fmt.Sprintf("%s-%d-", f.ns, f.runs)
+	wrap := f.newClient
 	mgr, err := ctrl.NewManager(restConfig, manager.Options{
 		Scheme:                 testScheme,
+		Cache:                  scopedCache(f.ns),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, o)
+			if err != nil || wrap == nil {
+				return c, err
+			}
+			return wrap(c), nil
+		},
 	})
 	if err != nil {
 		f.t.Fatal(err)
@@ -219,6 +238,10 @@ func (f *fixture) eventually(what string, cond func() (bool, string)) {
 	deadline := time.Now().Add(30 * time.Second)
 	last := ""
 	for time.Now().Before(deadline) {
+		if f.crashPending() {
+			f.recoverCrash()
+			deadline = time.Now().Add(30 * time.Second)
+		}
 		ok, obs := cond()
 		if ok {
 			return
