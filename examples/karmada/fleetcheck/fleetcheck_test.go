@@ -137,6 +137,14 @@ func fill(seed int64) objects {
 	f.Fill(o.rb)
 	f.Fill(o.crb)
 	o.cluster.Namespace, o.cpp.Namespace, o.crb.Namespace = "", "", ""
+	// Cluster failover admits only the purge modes of its CRD enum (the
+	// reader refuses the others, as Karmada's API server does; the
+	// application failover block keeps any value).
+	for i, fb := range []*policyv1alpha1.FailoverBehavior{o.pp.Spec.Failover, o.cpp.Spec.Failover, o.rb.Spec.Failover, o.crb.Spec.Failover} {
+		if fb != nil && fb.Cluster != nil {
+			fb.Cluster.PurgeMode = []policyv1alpha1.PurgeMode{policyv1alpha1.PurgeModeDirectly, policyv1alpha1.PurgeModeGracefully}[(int(seed)+i)%2]
+		}
+	}
 	o.cluster.Name = "member-" + o.cluster.Name
 	// One Ready condition (the reader takes the last one).
 	o.cluster.Status.Conditions[0].Type = clusterv1alpha1.ClusterConditionReady
@@ -392,6 +400,7 @@ func TestExportDecodesStrictly(t *testing.T) {
 		"policy.karmada.io/v1alpha1/OverridePolicy":           func() any { return &policyv1alpha1.OverridePolicy{} },
 		"work.karmada.io/v1alpha2/ResourceBinding":            func() any { return &workv1alpha2.ResourceBinding{} },
 		"work.karmada.io/v1alpha2/ClusterResourceBinding":     func() any { return &workv1alpha2.ClusterResourceBinding{} },
+		"policy.karmada.io/v1alpha1/ClusterTaintPolicy":       func() any { return &policyv1alpha1.ClusterTaintPolicy{} },
 	}
 	seen := map[string]int{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
