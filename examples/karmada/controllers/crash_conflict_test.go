@@ -63,6 +63,11 @@ func TestCrashConflictAtEveryWrite(t *testing.T) {
 type secondWriter struct {
 	f *fixture
 
+	// patchMu orders the second writer's own changes with their record:
+	// two workers writing one object at once must not leave last naming
+	// the change that landed first.
+	patchMu sync.Mutex
+
 	mu        sync.Mutex
 	pending   map[string]bool // objects whose next write is a retry after a conflict
 	last      map[string]string
@@ -114,7 +119,9 @@ func (w *secondWriter) write(ctx context.Context, obj client.Object, send func()
 		empty.SetNamespace(obj.GetNamespace())
 		empty.SetName(obj.GetName())
 		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, secondWriterAnnotation, value)
-		if err := w.f.c.Patch(ctx, empty, client.RawPatch(types.MergePatchType, []byte(patch))); err == nil {
+		w.patchMu.Lock()
+		err := w.f.c.Patch(ctx, empty, client.RawPatch(types.MergePatchType, []byte(patch)))
+		if err == nil {
 			w.mu.Lock()
 			w.last[key] = value
 			if w.objects == nil {
@@ -122,7 +129,9 @@ func (w *secondWriter) write(ctx context.Context, obj client.Object, send func()
 			}
 			w.objects[key] = empty
 			w.mu.Unlock()
-		} else if !apierrors.IsNotFound(err) {
+		}
+		w.patchMu.Unlock()
+		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
