@@ -33,6 +33,10 @@ type Config struct {
 	ClusterFailover failover.ClusterFailoverDefaults
 	// DefaultTolerations are added to every binding's tolerations.
 	DefaultTolerations failover.DefaultTolerationsConfig
+	// NoDefaultTolerations adds no default tolerations at all: a binding
+	// tolerates what its policy says and nothing more, as in Karmada since
+	// v1.15 (its webhook stopped adding them).
+	NoDefaultTolerations bool
 	// Tolerations is the toleration matching rule, the same for the taint
 	// manager's eviction and the scheduler's taint filter.
 	Tolerations failover.TolerationOptions
@@ -223,10 +227,11 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 		},
 		TaintManager: &TaintManager{
 			Client: c, Clock: clk, Queue: queue(cfg.Concurrency.Clusters),
-			Planner:            failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover, Tolerations: cfg.Tolerations},
-			DefaultTolerations: cfg.DefaultTolerations,
-			Pacer:              pacer,
-			Schedule:           NewSchedule(), Events: events,
+			Planner:              failover.ClusterFailoverPlanner{Defaults: cfg.ClusterFailover, Tolerations: cfg.Tolerations},
+			DefaultTolerations:   cfg.DefaultTolerations,
+			NoDefaultTolerations: cfg.NoDefaultTolerations,
+			Pacer:                pacer,
+			Schedule:             NewSchedule(), Events: events,
 			PreserveState: cfg.StatefulFailoverInjection,
 			// The example's scheduler runs in this process: the eviction
 			// and the new placement are one write.

@@ -48,8 +48,10 @@ type TaintManager struct {
 	Queue QueueOptions
 	// Planner holds the global purge mode and grace period.
 	Planner failover.ClusterFailoverPlanner
-	// DefaultTolerations are added to each binding's tolerations.
-	DefaultTolerations failover.DefaultTolerationsConfig
+	// DefaultTolerations are added to each binding's tolerations, unless
+	// NoDefaultTolerations.
+	DefaultTolerations   failover.DefaultTolerationsConfig
+	NoDefaultTolerations bool
 	// Pacer paces evictions across the fleet; its clock must be Clock.
 	Pacer eviction.Pacer
 	// Rules caches compiled state-preservation rules; nil compiles each time.
@@ -183,7 +185,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			}
 			bindings = append(bindings, failover.ClusterBinding{
 				Key:         string(kind) + "/" + client.ObjectKeyFromObject(rb).String(),
-				Tolerations: failover.AddDefaultClusterTolerations(tolerations, m.DefaultTolerations),
+				Tolerations: withDefaultTolerations(tolerations, m.DefaultTolerations, m.NoDefaultTolerations),
 				Failover:    behaviour,
 			})
 			objects = append(objects, rb)
@@ -396,4 +398,13 @@ func clusterZone(cl *clusterv1alpha1.Cluster) string {
 		return cl.Spec.Zone
 	}
 	return cl.Spec.Zones[0]
+}
+
+// withDefaultTolerations returns a binding's tolerations with the default
+// ones added, or as they are when none are configured.
+func withDefaultTolerations(tolerations []corev1.Toleration, defaults failover.DefaultTolerationsConfig, none bool) []corev1.Toleration {
+	if none {
+		return tolerations
+	}
+	return failover.AddDefaultClusterTolerations(tolerations, defaults)
 }

@@ -64,6 +64,10 @@ func renamed() map[string]string {
 type Options struct {
 	Karmada *karmadaflags.ControllerManager
 
+	// RunAgainInProcess lets Run start in a process that ran it before (a
+	// test restarting the manager in place); no flag sets it.
+	RunAgainInProcess bool
+
 	// fleetover's own.
 	Mode                  string
 	SecondaryEvictionRate float64
@@ -251,8 +255,11 @@ func (o *Options) Config() controllers.Config {
 			MonitorGracePeriod: k.ClusterMonitorGracePeriod,
 			StartupGracePeriod: k.ClusterStartupGracePeriod,
 		},
-		ClusterTaints:   failover.ClusterTaintConfig{NoExecuteAfterTimeout: o.NoExecuteAfterTimeout},
-		ClusterFailover: failover.ClusterFailoverDefaults{PurgeMode: purge.Normalize()},
+		ClusterTaints: failover.ClusterTaintConfig{NoExecuteAfterTimeout: o.NoExecuteAfterTimeout},
+		// Beside Karmada a binding tolerates what its policy says: Karmada
+		// adds no default tolerations since v1.15.
+		NoDefaultTolerations: o.Mode == ModeBesideKarmada,
+		ClusterFailover:      failover.ClusterFailoverDefaults{PurgeMode: purge.Normalize()},
 		Pacer: eviction.PacerConfig{
 			Rate:               rate,
 			SecondaryRate:      o.SecondaryEvictionRate,

@@ -95,6 +95,17 @@ func TestKarmadaFlagsDriveTheControllers(t *testing.T) {
 	}
 }
 
+// Beside Karmada a binding tolerates what its policy says and nothing more,
+// as Karmada since v1.15; standalone keeps fleetover's default tolerations.
+func TestBesideKarmadaAddsNoDefaultTolerations(t *testing.T) {
+	if c := parsed(t, "--fleetover-mode=beside-karmada").Config(); !c.NoDefaultTolerations {
+		t.Error("beside-karmada adds default tolerations; Karmada adds none since v1.15")
+	}
+	if c := parsed(t).Config(); c.NoDefaultTolerations {
+		t.Error("standalone adds no default tolerations; its own scheduler and taint manager keep fleetover's")
+	}
+}
+
 // What Karmada refuses is refused, naming the flag; what belongs to
 // another component is refused naming it; Karmada's other controllers and
 // flags are accepted and reported.

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -87,6 +88,10 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, log logr.Logger, sta
 		Metrics:                 metricsserver.Options{BindAddress: k.MetricsBindAddress},
 		HealthProbeBindAddress:  k.HealthProbeBindAddress,
 		PprofBindAddress:        pprof,
+		// controller-runtime refuses a controller name a process used
+		// before; a second Run in one process (a test restarting the
+		// manager) must say it means it.
+		Controller: config.Controller{SkipNameValidation: ptr.To(o.RunAgainInProcess)},
 	})
 	if err != nil {
 		return fmt.Errorf("controller manager: %w", err)
