@@ -84,10 +84,12 @@ func TestStory14HeldFailoverResumesWithTheDispatching(t *testing.T) {
 	// The pacer's bucket refills on the test's clock, which stands still
 	// unless stepped: the taint manager asks to look again when the next
 	// token is due.
-	f.stepTo(f.waitPending("the taint manager's look at a after the resume", f.ctrls.TaintManager.Schedule, client.ObjectKey{Name: a}))
-	rb = f.waitBinding("web", "evicted from a again and re-placed on b after the resume", func(rb *workv1alpha2.ResourceBinding) bool {
+	evictedAgain := func(rb *workv1alpha2.ResourceBinding) bool {
 		return slices.Equal(clusterNames(rb), []string{b}) && slices.Equal(taskClusters(rb), []string{a})
-	})
+	}
+	f.stepToPendingUnless("the taint manager evicts from a after the resume, or waits for a token", f.ctrls.TaintManager.Schedule,
+		client.ObjectKey{Name: a}, func() bool { return evictedAgain(f.binding("web")) })
+	rb = f.waitBinding("web", "evicted from a again and re-placed on b after the resume", evictedAgain)
 	f.waitWork(rb, b, true)
 }
 
@@ -128,8 +130,8 @@ func TestStory14WithdrawnTolerationEvicts(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f.stepTo(f.waitPending("the taint manager's look at a after the toleration went", f.ctrls.TaintManager.Schedule, client.ObjectKey{Name: a}))
-	f.waitBinding("web", "web evicted from a once its toleration is withdrawn", func(rb *workv1alpha2.ResourceBinding) bool {
-		return slices.Equal(taskClusters(rb), []string{a})
-	})
+	webEvicted := func(rb *workv1alpha2.ResourceBinding) bool { return slices.Equal(taskClusters(rb), []string{a}) }
+	f.stepToPendingUnless("the taint manager evicts web from a once its toleration went, or waits for a token", f.ctrls.TaintManager.Schedule,
+		client.ObjectKey{Name: a}, func() bool { return webEvicted(f.binding("web")) })
+	f.waitBinding("web", "web evicted from a once its toleration is withdrawn", webEvicted)
 }

@@ -385,6 +385,27 @@ func (f *fixture) waitPending(what string, r *controllers.Schedule, key client.O
 	return at
 }
 
+// stepToPendingUnless waits until done holds or r holds a look at key; in
+// the second case it moves the clock to the look. A controller that
+// decides at once (its pacer had a token) schedules no look; one that must
+// wait for a token asks for a look; one that does neither has lost the
+// change, and the wait times out.
+func (f *fixture) stepToPendingUnless(what string, r *controllers.Schedule, key client.ObjectKey, done func() bool) {
+	f.t.Helper()
+	var at time.Time
+	var pending bool
+	f.eventually(what, func() (bool, string) {
+		if done() {
+			return true, ""
+		}
+		at, pending = r.Pending(key)
+		return pending, "not done, and no look pending"
+	})
+	if pending {
+		f.stepTo(at)
+	}
+}
+
 // stepTo moves the fake clock forward to t, once the running controllers
 // have done what the present asks of them: a look they request is a wait
 // from the time they read, so the clock must not move under them.
