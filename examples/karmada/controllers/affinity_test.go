@@ -134,7 +134,7 @@ func TestFailoverRequestReadsTheZoneSpread(t *testing.T) {
 			{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: 2, MaxGroups: 2},
 		}},
 	}}
-	req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	req := failoverRequest(rb, newFleet(clusters), nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 	if req.ZoneSpread == nil || *req.ZoneSpread != (scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2}) {
 		t.Fatalf("ZoneSpread = %+v, want 2..2", req.ZoneSpread)
 	}
@@ -167,7 +167,7 @@ func TestFailoverRequestReadsTheRegionSpread(t *testing.T) {
 			{SpreadByField: policyv1alpha1.SpreadByFieldRegion, MinGroups: 2, MaxGroups: 2},
 		}},
 	}}
-	req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	req := failoverRequest(rb, newFleet(clusters), nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 	if req.RegionSpread == nil || *req.RegionSpread != (scheduling.SpreadConstraint{MinGroups: 2, MaxGroups: 2}) {
 		t.Fatalf("RegionSpread = %+v, want 2..2", req.RegionSpread)
 	}
@@ -204,7 +204,7 @@ func TestFailoverRequestProviderSpreadNeedsAProvider(t *testing.T) {
 			{SpreadByField: policyv1alpha1.SpreadByFieldProvider, MinGroups: 2, MaxGroups: 2},
 		}},
 	}}
-	req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	req := failoverRequest(rb, newFleet(clusters), nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 	req.Targets = []eviction.TargetCluster{{Name: "a", Replicas: 1}}
 	req.Evicted = []eviction.TargetCluster{{Name: "c", Replicas: 1}}
 	plan, err := scheduling.Replace(req)
@@ -260,7 +260,7 @@ func TestFailoverRequestIgnoresSpreadOfAStaticOrEvenDivision(t *testing.T) {
 					{SpreadByField: policyv1alpha1.SpreadByFieldZone, MinGroups: 1, MaxGroups: 1},
 				}},
 			}}
-			req := failoverRequest(rb, newFleet(clusters), nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+			req := failoverRequest(rb, newFleet(clusters), nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 			if got := req.ZoneSpread == nil && req.Spread == nil; got != tc.ignored {
 				t.Errorf("spreads ignored = %v (zone %+v, cluster %+v), want %v", got, req.ZoneSpread, req.Spread, tc.ignored)
 			}
@@ -337,7 +337,7 @@ func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
 		affinityCluster("p2", "", "", "", nil, nil),
 	}
 	rb := groupedBinding("")
-	plan, name, placed, err := replaceLost(rb, newFleet(clusters), nil, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	plan, name, placed, err := replaceLost(rb, newFleet(clusters), nil, nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 	if err != nil || !placed || name != "backup" {
 		t.Fatalf("placed %v by %q (%v), want placed by backup", placed, name, err)
 	}
@@ -351,7 +351,7 @@ func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
 	rb.Spec.Placement.ClusterAffinities[1].ClusterNames = []string{"b1", "b2", "b3"}
 	rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "b2", Replicas: 1}}
 	rb.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "b1", ClustersBeforeFailover: []string{"b1", "b2"}}}
-	_, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	_, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 	if err != nil || !placed || name != "backup" {
 		t.Fatalf("placed %v by %q (%v), want placed by backup", placed, name, err)
 	}
@@ -363,7 +363,7 @@ func TestReplaceLostMovesToTheNextAffinityGroup(t *testing.T) {
 	rb = groupedBinding("backup")
 	rb.Spec.Clusters = []workv1alpha2.TargetCluster{{Name: "b2", Replicas: 1}}
 	rb.Spec.GracefulEvictionTasks = []workv1alpha2.GracefulEvictionTask{{FromCluster: "b1", ClustersBeforeFailover: []string{"b1", "b2"}}}
-	plan, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, nil, failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, time.Now())
+	plan, name, placed, err = replaceLost(rb, newFleet(clusters), nil, nil, nil, defaultTolerations{}, failover.TolerationOptions{}, time.Now())
 	if err != nil || placed || name != "" || plan.Reason != scheduling.ReasonInsufficientCandidates {
 		t.Fatalf("placed %v by %q, reason %q (%v); want nothing placed, InsufficientCandidates", placed, name, plan.Reason, err)
 	}
@@ -461,7 +461,7 @@ func TestReplaceLostUndoesAHeldEviction(t *testing.T) {
 
 	rb := binding()
 	plan, _, placed, err := replaceLost(rb, newFleet(clusters), running, history, ptr.To[int32](0),
-		failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, now)
+		defaultTolerations{}, failover.TolerationOptions{}, now)
 	if err != nil || !placed || !slices.Equal(plan.Held, []string{"a"}) {
 		t.Fatalf("placed %v, held %v (%v); want a held", placed, plan.Held, err)
 	}
@@ -484,7 +484,7 @@ func TestReplaceLostUndoesAHeldEviction(t *testing.T) {
 	gone := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Gone: true} })
 	clusters = append(clusters, affinityCluster("d", "", "", "", nil, nil))
 	plan, _, placed, err = replaceLost(rb, newFleet(clusters), gone, history, ptr.To[int32](0),
-		failover.DefaultTolerationsConfig{}, failover.TolerationOptions{}, now)
+		defaultTolerations{}, failover.TolerationOptions{}, now)
 	if err != nil || !placed || len(plan.Held) > 0 {
 		t.Fatalf("placed %v, held %v (%v); want nothing held", placed, plan.Held, err)
 	}

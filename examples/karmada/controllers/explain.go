@@ -27,10 +27,11 @@ type ExplainConfig struct {
 	// ApplicationFailover reports that the application failover
 	// controller runs.
 	ApplicationFailover bool
-	// ClusterFailoverDefaults, DefaultTolerations and Tolerations are the
-	// taint manager's.
+	// ClusterFailoverDefaults, DefaultTolerations, NoDefaultTolerations and
+	// Tolerations are the taint manager's.
 	ClusterFailoverDefaults failover.ClusterFailoverDefaults
 	DefaultTolerations      failover.DefaultTolerationsConfig
+	NoDefaultTolerations    bool
 	Tolerations             failover.TolerationOptions
 	// Assess is the graceful eviction controller's (and the dispatcher's
 	// Directly escape).
@@ -55,6 +56,7 @@ func (cfg Config) ExplainConfig() ExplainConfig {
 		ApplicationFailover:     controllerEnabled(ControllerApplicationFailover, cfg.Controllers),
 		ClusterFailoverDefaults: cfg.ClusterFailover,
 		DefaultTolerations:      cfg.DefaultTolerations,
+		NoDefaultTolerations:    cfg.NoDefaultTolerations,
 		Tolerations:             cfg.Tolerations,
 		Assess:                  cfg.Assess,
 		Detector:                cfg.Detector,

@@ -12,7 +12,6 @@ import (
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
-	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/fencing"
 	"github.com/fleetover/fleetover/why"
 )
@@ -119,12 +118,13 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	if spec.Placement != nil {
 		tolerations = spec.Placement.ClusterTolerations
 	}
-	in.Tolerations = failover.AddDefaultClusterTolerations(tolerations, cfg.DefaultTolerations)
+	defaults := defaultTolerations{config: cfg.DefaultTolerations, none: cfg.NoDefaultTolerations}
+	in.Tolerations = defaults.add(tolerations)
 	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
 	// The group in use, then the later groups of clusterAffinities, as
 	// the scheduler tries them.
 	for i, term := range affinityTerms(spec.Placement, status.SchedulerObservedAffinityName) {
-		req := termRequest(f.binding, fl, term, history, blockSeconds(f.policy), cfg.DefaultTolerations, cfg.Tolerations, now)
+		req := termRequest(f.binding, fl, term, history, blockSeconds(f.policy), defaults, cfg.Tolerations, now)
 		if i == 0 {
 			in.Placement = req
 		} else {

@@ -40,9 +40,10 @@ type FailoverScheduler struct {
 	Queue QueueOptions
 	// Kind is the binding kind it reconciles.
 	Kind BindingKind
-	// DefaultTolerations are added to each binding's tolerations, as the
-	// taint manager does.
-	DefaultTolerations failover.DefaultTolerationsConfig
+	// DefaultTolerations are added to each binding's tolerations, unless
+	// NoDefaultTolerations, as the taint manager does.
+	DefaultTolerations   failover.DefaultTolerationsConfig
+	NoDefaultTolerations bool
 	// Tolerations is the toleration matching rule: the taint manager's
 	// planner must have the same, so a workload evicted from a cluster is
 	// never placed back on it.
@@ -108,7 +109,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 		removed, expiry := history.GC(block, now)
 		changed := removed > 0 && setEvictionHistory(rb, history)
 		next = expiry
-		p, name, placed, err := replaceLost(rb, newFleet(clusters.Items), bindingOldCopies(ctx, s.Client, rb), history, block, s.DefaultTolerations, s.Tolerations, now)
+		p, name, placed, err := replaceLost(rb, newFleet(clusters.Items), bindingOldCopies(ctx, s.Client, rb), history, block, defaultTolerations{config: s.DefaultTolerations, none: s.NoDefaultTolerations}, s.Tolerations, now)
 		if err != nil {
 			problems = append(problems, err.Error())
 			return changed
@@ -168,7 +169,7 @@ func lostClusters(spec *workv1alpha2.ResourceBindingSpec) []string {
 // reconcile; the taint manager runs it in the reconcile that evicts, so the
 // eviction and the new placement are one write.
 func replaceLost(rb client.Object, fl *fleet, old eviction.OldCopyLookup, history eviction.EvictionHistory, block *int32,
-	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, string, bool, error) {
+	defaults defaultTolerations, tolerations failover.TolerationOptions, now time.Time) (scheduling.Plan, string, bool, error) {
 	spec := bindingSpec(rb)
 	// The taint manager and the application-failover controller ran
 	// eviction.Evict; what they took out of the placement is what their
@@ -312,14 +313,14 @@ func observeGeneration(o client.Object) bool {
 // cluster the replicas could go to has a weight). The explanation asks the
 // same question.
 func failoverRequest(rb client.Object, fl *fleet, history eviction.EvictionHistory, block *int32,
-	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
+	defaults defaultTolerations, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
 	term := affinityTerms(bindingSpec(rb).Placement, bindingStatus(rb).SchedulerObservedAffinityName)[0]
 	return termRequest(rb, fl, term, history, block, defaults, tolerations, now)
 }
 
 // termRequest is failoverRequest with the cluster affinity of term.
 func termRequest(rb client.Object, fl *fleet, term affinityTerm, history eviction.EvictionHistory, block *int32,
-	defaults failover.DefaultTolerationsConfig, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
+	defaults defaultTolerations, tolerations failover.TolerationOptions, now time.Time) *scheduling.Request {
 	spec := bindingSpec(rb)
 	clusters := fl.clusters
 	var clusterTolerations []corev1.Toleration
@@ -370,7 +371,7 @@ func termRequest(rb client.Object, fl *fleet, term affinityTerm, history evictio
 	}
 	sreq.Workload = &scheduling.Workload{
 		Name:                    string(kindOf(rb)) + "/" + client.ObjectKeyFromObject(rb).String(),
-		Tolerations:             failover.AddDefaultClusterTolerations(clusterTolerations, defaults),
+		Tolerations:             defaults.add(clusterTolerations),
 		EvictionTasks:           toTasks(spec.GracefulEvictionTasks),
 		History:                 history,
 		BlockPredecessorSeconds: block,

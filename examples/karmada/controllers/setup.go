@@ -287,7 +287,7 @@ func Setup(ctx context.Context, mgr manager.Manager, cfg Config) (*Controllers, 
 				Schedule:            NewSchedule(), Events: events,
 			},
 			Scheduler: &FailoverScheduler{
-				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, DefaultTolerations: cfg.DefaultTolerations, Tolerations: cfg.Tolerations,
+				Client: c, Clock: clk, Queue: queue(workers), Kind: kind, DefaultTolerations: cfg.DefaultTolerations, NoDefaultTolerations: cfg.NoDefaultTolerations, Tolerations: cfg.Tolerations,
 				Schedule: NewSchedule(), Events: events,
 			},
 			Dispatcher: &WorkDispatcher{

@@ -185,7 +185,7 @@ func (m *TaintManager) Reconcile(ctx context.Context, req reconcile.Request) (re
 			}
 			bindings = append(bindings, failover.ClusterBinding{
 				Key:         string(kind) + "/" + client.ObjectKeyFromObject(rb).String(),
-				Tolerations: withDefaultTolerations(tolerations, m.DefaultTolerations, m.NoDefaultTolerations),
+				Tolerations: m.defaultTolerations().add(tolerations),
 				Failover:    behaviour,
 			})
 			objects = append(objects, rb)
@@ -356,7 +356,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			// write. A history that cannot be read, or no cluster that
 			// fits, is left to the scheduler, which reports it.
 			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
-				_, affinityName, _, _ = replaceLost(b, fl, bindingOldCopies(ctx, m.Client, b), history, blockSeconds(fb), m.DefaultTolerations, m.Planner.Tolerations, planned.CreatedAt)
+				_, affinityName, _, _ = replaceLost(b, fl, bindingOldCopies(ctx, m.Client, b), history, blockSeconds(fb), m.defaultTolerations(), m.Planner.Tolerations, planned.CreatedAt)
 			}
 		}
 		return changed
@@ -400,11 +400,23 @@ func clusterZone(cl *clusterv1alpha1.Cluster) string {
 	return cl.Spec.Zones[0]
 }
 
-// withDefaultTolerations returns a binding's tolerations with the default
-// ones added, or as they are when none are configured.
-func withDefaultTolerations(tolerations []corev1.Toleration, defaults failover.DefaultTolerationsConfig, none bool) []corev1.Toleration {
-	if none {
+// defaultTolerations is what every binding tolerates beyond what its
+// policy says: the configured defaults, or nothing when none is set (as in
+// Karmada since v1.15). The taint manager, the scheduler and the
+// explanation all add them through it, so that they agree.
+type defaultTolerations struct {
+	config failover.DefaultTolerationsConfig
+	none   bool
+}
+
+// add returns tolerations with the defaults they do not cover added.
+func (d defaultTolerations) add(tolerations []corev1.Toleration) []corev1.Toleration {
+	if d.none {
 		return tolerations
 	}
-	return failover.AddDefaultClusterTolerations(tolerations, defaults)
+	return failover.AddDefaultClusterTolerations(tolerations, d.config)
+}
+
+func (m *TaintManager) defaultTolerations() defaultTolerations {
+	return defaultTolerations{config: m.DefaultTolerations, none: m.NoDefaultTolerations}
 }
