@@ -1,30 +1,45 @@
 #!/usr/bin/env bash
-# Builds the kube-apiserver and etcd binaries that envtest starts for the
-# examples/karmada integration tests, from the Go module proxy alone (no
-# release tarballs, no container images), and caches them by version.
+# Builds the binaries the integration tests start, from the Go module proxy
+# alone (no release tarballs, no container images), and caches them by
+# version: kube-apiserver and etcd, which envtest starts for the reference
+# controllers' tests (as karmada-apiserver and as member clusters), and
+# Karmada's own control plane components for the tests that run beside
+# Karmada: karmada-controller-manager, karmada-scheduler, karmada-webhook
+# and karmada-aggregated-apiserver.
+#
+# kube-apiserver is built at the Kubernetes release Karmada builds on
+# (v1.35.x for Karmada v1.18), in one module with Karmada's components:
+# the k8s.io staging modules they share are compiled once.
 #
 # stdout: the assets folder only (use it as KUBEBUILDER_ASSETS).
 # stderr: progress.
 #
 # Overrides: KUBE_ASSETS_K8S_VERSION, KUBE_ASSETS_ETCD_VERSION,
-# KUBE_ASSETS_CACHE (the parent folder of the per-version folders).
+# KUBE_ASSETS_KARMADA_VERSION, KUBE_ASSETS_CACHE (the parent folder of the
+# per-version folders).
 set -euo pipefail
 
-k8s_version="${KUBE_ASSETS_K8S_VERSION:-v1.36.3}"
+k8s_version="${KUBE_ASSETS_K8S_VERSION:-v1.35.3}"
 etcd_version="${KUBE_ASSETS_ETCD_VERSION:-v3.6.16}"
+karmada_version="${KUBE_ASSETS_KARMADA_VERSION:-v1.18.1}"
+karmada_components=(controller-manager scheduler webhook aggregated-apiserver)
 # Staging modules (k8s.io/api, k8s.io/apiserver, ...) carry the same minor and
 # patch as Kubernetes under major version 0: v1.36.3 -> v0.36.3.
 staging_version="v0.${k8s_version#v1.}"
 
 cache_root="${KUBE_ASSETS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fleetover/kube-assets}"
-assets="${cache_root}/${k8s_version}-${etcd_version}"
+assets="${cache_root}/${k8s_version}-${etcd_version}-karmada-${karmada_version}"
 
 log() { echo "kube-assets: $*" >&2; }
 
 assets_work() {
   [ -x "${assets}/kube-apiserver" ] && [ -x "${assets}/etcd" ] &&
     "${assets}/kube-apiserver" --version >/dev/null 2>&1 &&
-    "${assets}/etcd" --version >/dev/null 2>&1
+    "${assets}/etcd" --version >/dev/null 2>&1 || return 1
+  local c
+  for c in "${karmada_components[@]}"; do
+    "${assets}/karmada-${c}" --help >/dev/null 2>&1 || return 1
+  done
 }
 
 if assets_work; then
@@ -37,15 +52,18 @@ work=$(mktemp -d "${cache_root}/.build-XXXXXX")
 trap 'chmod -R u+w "${work}" 2>/dev/null || true; rm -rf "${work}"' EXIT
 
 # The builds must not touch the caller's module (GOFLAGS may carry -mod=...),
-# nor try to fetch a newer toolchain.
+# nor try to fetch a newer toolchain. The checksum database does not answer
+# for Karmada's module here: the exact version pins it.
 export GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+export GONOSUMDB="${GONOSUMDB:+${GONOSUMDB},}github.com/karmada-io/karmada"
 build_flags=(-trimpath "-ldflags=-s -w")
 start=$(date +%s)
 
 # kube-apiserver: k8s.io/kubernetes replaces its staging modules with local
 # folders, which do not exist in the module zip, so a consumer must replace
 # each of them with the published staging release of the same version.
-log "building kube-apiserver ${k8s_version} (staging ${staging_version})"
+# Karmada's components require those same staging releases.
+log "building kube-apiserver ${k8s_version} (staging ${staging_version}) and Karmada ${karmada_version}'s ${karmada_components[*]}"
 mkdir -p "${work}/apiserver" "${work}/out"
 (
   cd "${work}/apiserver"
@@ -53,26 +71,34 @@ mkdir -p "${work}/apiserver" "${work}/out"
   k8s_mod=$(go mod download -json "k8s.io/kubernetes@${k8s_version}" |
     sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
   [ -n "${k8s_mod}" ] || { log "cannot download k8s.io/kubernetes@${k8s_version}"; exit 1; }
-  go mod edit -require="k8s.io/kubernetes@${k8s_version}"
+  go mod edit -require="k8s.io/kubernetes@${k8s_version}" -require="github.com/karmada-io/karmada@${karmada_version}"
   staging=$(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\) => \./staging/src/.*#\1#p' "${k8s_mod}")
   [ -n "${staging}" ] || { log "no staging replaces found in ${k8s_mod}"; exit 1; }
   for m in ${staging}; do
     go mod edit -replace="${m}=${m}@${staging_version}"
   done
-  cat >tools.go <<'EOF'
-//go:build tools
-
-package tools
-
-import _ "k8s.io/kubernetes/cmd/kube-apiserver"
-EOF
+  {
+    echo "//go:build tools"
+    echo
+    echo "package tools"
+    echo
+    echo "import ("
+    echo "	_ \"k8s.io/kubernetes/cmd/kube-apiserver\""
+    for c in "${karmada_components[@]}"; do echo "	_ \"github.com/karmada-io/karmada/cmd/${c}\""; done
+    echo ")"
+  } >tools.go
   go mod tidy >&2
-  # Stamp the version a release build would carry, so clients and the
-  # server's own compatibility checks see v1.36.x, not v0.0.0-master.
+  # Stamp the versions a release build would carry, so clients and the
+  # servers' own compatibility checks see v1.35.x and v1.18.x, not
+  # v0.0.0-master.
   minor="${k8s_version#v1.}"; minor="${minor%%.*}"
   version_pkg=k8s.io/component-base/version
-  go build -trimpath "-ldflags=-s -w -X ${version_pkg}.gitVersion=${k8s_version} -X ${version_pkg}.gitMajor=1 -X ${version_pkg}.gitMinor=${minor} -X ${version_pkg}.gitTreeState=clean" \
-    -o "${work}/out/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
+  karmada_version_pkg=github.com/karmada-io/karmada/pkg/version
+  ldflags="-s -w -X ${version_pkg}.gitVersion=${k8s_version} -X ${version_pkg}.gitMajor=1 -X ${version_pkg}.gitMinor=${minor} -X ${version_pkg}.gitTreeState=clean -X ${karmada_version_pkg}.gitVersion=${karmada_version}"
+  pkgs=(k8s.io/kubernetes/cmd/kube-apiserver)
+  for c in "${karmada_components[@]}"; do pkgs+=("github.com/karmada-io/karmada/cmd/${c}"); done
+  go build -trimpath "-ldflags=${ldflags}" -o "${work}/out/" "${pkgs[@]}" >&2
+  for c in "${karmada_components[@]}"; do mv "${work}/out/${c}" "${work}/out/karmada-${c}"; done
 )
 
 # etcd: the server module's root package is the etcd main package. A separate

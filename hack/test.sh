@@ -26,7 +26,7 @@
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
 # (default: all; ids: library apidiff graph floor-go newest conformance
-# kube-assets karmada ocm), for a rerun of one part.
+# kube-assets karmada beside ocm), for a rerun of one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,7 +49,6 @@ summary() {
   printf '    %-44s %5ss\n' "total" "$((SECONDS - suite_start))"
   if [ "${status}" = 0 ]; then echo "PASS"; else echo "FAIL"; fi
 }
-trap summary EXIT
 
 wanted() {
   [ -z "${TEST_SH_STEPS:-}" ] && return 0
@@ -95,30 +94,65 @@ conformance() {
   (cd hack/conformance && go vet ./... && go test -count=1 -timeout=15m . -cases=3000)
 }
 
+# The binaries the integration tests start (kube-apiserver, etcd and
+# Karmada's components) are the longest build of a first run: it starts in
+# the background at once, beside the library's steps, and the step that
+# needs it waits for it. Later runs find them cached.
+assets_out=$(mktemp)
+assets_log=$(mktemp)
+assets_pid=""
+assets=""
+start_assets() {
+  bash hack/kube-assets.sh >"${assets_out}" 2>"${assets_log}" &
+  assets_pid=$!
+}
+
 kube_assets() {
-  assets=$(bash hack/kube-assets.sh)
+  if [ -n "${assets_pid}" ]; then
+    if ! wait "${assets_pid}"; then
+      cat "${assets_log}" >&2
+      return 1
+    fi
+    assets_pid=""
+    grep -v '^go: downloading' "${assets_log}" | tail -n 3 || true
+  else
+    bash hack/kube-assets.sh >"${assets_out}"
+  fi
+  assets=$(cat "${assets_out}")
   echo "    KUBEBUILDER_ASSETS=${assets}"
 }
 
 examples_karmada() {
-  [ -n "${assets}" ] || assets=$(bash hack/kube-assets.sh)
+  [ -n "${assets}" ] || kube_assets
   (cd examples/karmada && go vet ./... &&
-    KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m ./...)
+    KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
+}
+
+# Karmada's own control plane, twice (Karmada alone, and fleetover beside
+# it), with three member clusters: its own step, so that its API servers
+# do not share the two cores with the other integration tests.
+beside_karmada() {
+  [ -n "${assets}" ] || kube_assets
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m ./beside/)
 }
 
 examples_ocm() {
-  [ -n "${assets}" ] || assets=$(bash hack/kube-assets.sh)
+  [ -n "${assets}" ] || kube_assets
   (cd examples/ocm && go vet ./... &&
     KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=15m ./...)
 }
 
-assets=""
+if wanted kube-assets || wanted karmada || wanted beside || wanted ocm; then
+  start_assets
+fi
+trap 'summary; [ -z "${assets_pid}" ] || kill "${assets_pid}" 2>/dev/null; rm -f "${assets_out}" "${assets_log}"' EXIT
 step library "library at the floor (vet, test)" library_floor
 step apidiff "API compatibility with the last release" api_compatibility
 step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
 step floor-go "library vet with ${floor_go}" floor_toolchain
 step newest "library at the newest k8s.io (vet, test -race)" bash hack/test-newest.sh
 step conformance "conformance against Karmada's own code" conformance
-step kube-assets "kube-apiserver and etcd" kube_assets
+step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
 step karmada "examples/karmada (real kube-apiserver, -race)" examples_karmada
+step beside "beside the real Karmada (its control plane, K and F, -race)" beside_karmada
 step ocm "examples/ocm (real kube-apiserver, -race)" examples_ocm

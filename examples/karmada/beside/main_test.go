@@ -1,0 +1,243 @@
+package beside_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/fleetover/fleetover/examples/karmada/beside"
+	"github.com/fleetover/fleetover/examples/karmada/cmd/fleetover-controller-manager/app"
+)
+
+// The control planes and members every test shares: Karmada alone (K),
+// fleetover beside Karmada (F), and three member clusters both join under
+// names of their own.
+var (
+	planes  = map[beside.Configuration]*beside.ControlPlane{}
+	members []*beside.Member
+)
+
+// karmadaModule is the Karmada release the harness runs: its CRDs come
+// from this module, its components from hack/kube-assets.sh's build of it.
+const karmadaModule = "github.com/karmada-io/karmada@v1.18.1"
+
+// timings shorten Karmada's cluster health periods so that a scenario
+// runs in seconds, the same on both sides (Karmada's controllers run on
+// the real clock).
+var timings = []string{
+	"--cluster-status-update-frequency=1s",
+	"--cluster-monitor-period=1s",
+	"--cluster-monitor-grace-period=6s",
+	"--cluster-startup-grace-period=20s",
+	"--cluster-success-threshold=1s",
+	"--cluster-failure-threshold=3s",
+	"--enable-cluster-resource-modeling=false",
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
+		fmt.Fprintln(os.Stderr, "FAIL: KUBEBUILDER_ASSETS is not set. These tests run Karmada's own control plane; "+
+			"run `bash hack/test.sh` from the repository root: it builds kube-apiserver, etcd and Karmada's components "+
+			"with hack/kube-assets.sh and sets KUBEBUILDER_ASSETS.")
+		os.Exit(1)
+	}
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	// fleetover-controller-manager logs through runFleetover's logger; the
+	// controller-runtime machinery it builds on has nothing to say here.
+	ctrllog.SetLogger(logr.Discard())
+	ctx := context.Background()
+	dir, err := moduleDir(karmadaModule)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		return 1
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	members = make([]*beside.Member, 3)
+	for i := range members {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mem, err := beside.StartMember(ctx, "")
+			if err != nil {
+				fail(fmt.Errorf("member %d: %w", i+1, err))
+				return
+			}
+			members[i] = mem
+		}()
+	}
+	for _, c := range []beside.Configuration{beside.KarmadaAlone, beside.FleetoverBeside} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			opts := beside.Options{Configuration: c, KarmadaModuleDir: dir, ControllerManagerArgs: timings}
+			if *keepDir != "" {
+				opts.Dir = filepath.Join(*keepDir, string(c))
+				if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+					fail(err)
+					return
+				}
+			}
+			if c == beside.FleetoverBeside {
+				opts.Fleetover = runFleetover
+			}
+			cp, err := beside.Start(ctx, opts)
+			if err != nil {
+				fail(fmt.Errorf("control plane %s: %w", c, err))
+				return
+			}
+			mu.Lock()
+			planes[c] = cp
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		for _, cp := range planes {
+			cp.Stop()
+		}
+		for _, mem := range members {
+			if mem != nil {
+				mem.Stop()
+			}
+		}
+	}()
+	if len(errs) > 0 {
+		fmt.Fprintln(os.Stderr, "FAIL:", errors.Join(errs...))
+		return 1
+	}
+	code := m.Run()
+	fmt.Printf("Karmada's failover bugs, side by side:\n%s", outcomeTable())
+	if code == 0 && fullRun() {
+		if err := checkDocumentedTable(docsPath, *update); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL:", err)
+			return 1
+		}
+	}
+	return code
+}
+
+// docsPath is the page whose outcome table the run writes.
+const docsPath = "../../../docs/karmada.md"
+
+var keepDir = flag.String("beside.dir", "", "keep each control plane's files (kubeconfigs, certificates, the components' logs) in DIR/K and DIR/F")
+
+var update = flag.Bool("update", false, "write this run's outcome table into docs/karmada.md")
+
+// fullRun reports whether every test ran (no -run filter), so the
+// outcome table is whole.
+func fullRun() bool {
+	f := flag.Lookup("test.run")
+	return f == nil || f.Value.String() == ""
+}
+
+// runFleetover is configuration F's fleetover-controller-manager: the
+// binary's own Run, in this process, with the arguments an operator gives
+// it beside Karmada.
+func runFleetover(ctx context.Context, kubeconfig string) error {
+	o := app.NewOptions()
+	fs := flag.NewFlagSet("fleetover-controller-manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.AddFlags(fs)
+	args := append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--fleetover-mode=beside-karmada",
+		"--feature-gates=AllAlpha=true,AllBeta=true",
+		"--enable-no-execute-taint-eviction=true",
+		"--leader-elect=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=0",
+		// Each scenario's clusters are a zone (see newStage).
+		"--fleetover-pace-by-zone",
+	}, timings...)
+	if err := o.Parse(args); err != nil {
+		return err
+	}
+	// RestartFailoverControllers runs it again in this process.
+	o.RunAgainInProcess = true
+	cfg, err := app.RESTConfig(o)
+	if err != nil {
+		return err
+	}
+	// Its log goes beside the Karmada components' logs.
+	logFile, err := os.OpenFile(filepath.Join(filepath.Dir(kubeconfig), "fleetover-controller-manager.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	var logMu sync.Mutex
+	log := funcr.NewJSON(func(obj string) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintln(logFile, obj)
+	}, funcr.Options{Verbosity: 4})
+	err = app.Run(ctx, cfg, o, log, nil)
+	log.Info("fleetover-controller-manager's Run returned", "err", fmt.Sprint(err))
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// moduleDir downloads a module at an exact version (a no-op when cached)
+// and returns its folder. The checksum database does not answer for
+// Karmada's module here: the exact version pins it.
+func moduleDir(module string) (string, error) {
+	cmd := exec.Command("go", "mod", "download", "-json", module)
+	cmd.Env = append(os.Environ(), "GONOSUMDB=github.com/karmada-io/karmada")
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("%w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("go mod download %s: %w", module, err)
+	}
+	var mod struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return "", err
+	}
+	if mod.Error != "" || mod.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %s", module, mod.Error)
+	}
+	return mod.Dir, nil
+}
+
+// both runs scenario in configuration K and in configuration F, side by
+// side.
+func both(t *testing.T, scenario func(t *testing.T, s *stage)) {
+	for _, c := range []beside.Configuration{beside.KarmadaAlone, beside.FleetoverBeside} {
+		t.Run(string(c), func(t *testing.T) {
+			t.Parallel()
+			scenario(t, newStage(t, planes[c], c))
+		})
+	}
+}
+
+// deadline bounds a scenario's waits: Karmada's controllers run on the
+// real clock, with the periods shortened above.
+const deadline = 90 * time.Second
