@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"errors"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/fleetover/fleetover/eviction"
@@ -26,12 +28,31 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Evictions the pacer let through, per zone.",
 		}, []string{"zone"}),
 	}
-	for _, c := range []prometheus.Collector{m.disruption, m.evictions} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	var err error
+	if m.disruption, err = register(reg, m.disruption); err != nil {
+		return nil, err
+	}
+	if m.evictions, err = register(reg, m.evictions); err != nil {
+		return nil, err
 	}
 	return m, nil
+}
+
+// register registers c with reg, or returns the collector registered
+// before under the same description: a manager started again in the same
+// process (a test restarting it in place) counts on where it left off.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }
 
 // Pacer returns the pacer observer; a nil *Metrics gives nil.
