@@ -3,18 +3,24 @@ package beside_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	"github.com/fleetover/fleetover/examples/karmada/beside"
 )
@@ -102,17 +108,18 @@ func checkDocumentedTable(path string, update bool) error {
 }
 
 // Karmada #7455: a workload unhealthy on the only cluster it may run on.
-// The application failover evicts it with a graceful task; no cluster can
-// take it, so the task has no target left.
+// The application failover evicts it with a graceful task of 20 s; no
+// cluster can take it, so the task has no target left.
 func TestBugLastCopyWhenNothingFits(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, s *stage) {
+		const grace = 20 * time.Second
 		s.deployment("web", 1, "nginx:1.19.0")
 		s.policy("web", policyv1alpha1.Placement{ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: s.clusters[:1]}},
 			&policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
 				DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](5)},
 				PurgeMode:          policyv1alpha1.PurgeModeGracefully,
-				GracePeriodSeconds: ptr.To[int32](600),
+				GracePeriodSeconds: ptr.To[int32](int32(grace / time.Second)),
 			}})
 		only := s.waitScheduled("web", 1)[0]
 		s.waitOnMember(only, "web", true)
@@ -124,10 +131,14 @@ func TestBugLastCopyWhenNothingFits(t *testing.T) {
 			rb := s.binding("web")
 			return rb != nil && len(rb.Spec.GracefulEvictionTasks) > 0 || s.onMember(only, "web") == nil, fmt.Sprint(s.targets("web"))
 		})
-		gone := s.within(30*time.Second, func() bool { return s.onMember(only, "web") == nil })
-		seen := "the last copy is kept, its task held while no cluster takes the workload"
+		evicted := time.Now()
+		gone := s.within(grace+25*time.Second, func() bool { return s.onMember(only, "web") == nil })
+		seen := "the last copy is kept past the task's grace period, while no cluster takes the workload"
 		if gone {
-			seen = "the last copy is deleted: the task with no target left counts as healthy"
+			seen = "the last copy is deleted at once: the task with no target left counts as healthy"
+			if time.Since(evicted) >= grace-2*time.Second {
+				seen = "the last copy is deleted when the task's grace period ends, though no other cluster runs the workload"
+			}
 		}
 		record("#7455", "the only cluster's copy turns unhealthy; no other cluster may take it", s.conf, seen)
 	})
@@ -198,10 +209,16 @@ func TestBugDirectlyFromAnUnreachableCluster(t *testing.T) {
 			to = s.targets("job")
 			return len(to) == 1 && outside(to, from), fmt.Sprint(to)
 		})
+		// The eviction task of a Directly purge has no grace period of its
+		// own: it times out after --graceful-eviction-timeout (30 s here).
+		evicted := time.Now()
 		started := s.within(45*time.Second, func() bool { return s.onMember(to[0], "job") != nil })
-		seen := "the new copy never starts: the old copy's deletion is never confirmed"
+		seen := "the new copy waits for the old copy's deletion, never confirmed, through the 45 s watched (the eviction task outlives the timeout)"
 		if started {
-			seen = "the new copy starts although the old copy's deletion was never confirmed"
+			seen = "the new copy starts at once, although the old copy's deletion was never confirmed"
+			if time.Since(evicted) >= 30*time.Second-2*time.Second {
+				seen = "the new copy starts once the eviction task times out (--graceful-eviction-timeout), although the old copy's deletion was never confirmed"
+			}
 		}
 		record("#6671", "a workload purged Directly from a cluster whose API server cannot be reached", s.conf, seen)
 	})
@@ -236,4 +253,176 @@ func (s *stage) within(d time.Duration, cond func() bool) bool {
 		}
 	}
 	return cond()
+}
+
+// Karmada #7431: an Unknown health clears the application failover's
+// countdown. The workload turns unhealthy; halfway through its 30 s
+// toleration the member refuses Karmada's apply of a template change for
+// a while, so the binding reports the copy's health Unknown, then
+// Unhealthy again.
+func TestBugUnknownHealthDuringTheCountdown(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, s *stage) {
+		const toleration = 30 * time.Second
+		s.deployment("web", 1, "nginx:1.19.0")
+		s.policy("web", appPlacement(s), &policyv1alpha1.FailoverBehavior{Application: &policyv1alpha1.ApplicationFailoverBehavior{
+			DecisionConditions: policyv1alpha1.DecisionConditions{TolerationSeconds: ptr.To[int32](int32(toleration / time.Second))},
+			PurgeMode:          policyv1alpha1.PurgeModeGracefully,
+			GracePeriodSeconds: ptr.To[int32](600),
+		}})
+		from := s.waitScheduled("web", 1)
+		s.waitOnMember(from[0], "web", true)
+		s.makeUnhealthy("web", from)
+		s.waitHealth("web", from[0], workv1alpha2.ResourceUnhealthy)
+		unhealthy := time.Now()
+
+		s.within(toleration/4, func() bool { return false })
+		lift, err := s.member(from[0]).RefuseDeploymentUpdates(s.ctx, s.ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.eventually("the member refusing updates of web", func() (bool, string) {
+			err := s.dryRunUpdate(from[0], "web")
+			return err != nil, fmt.Sprint(err)
+		})
+		s.touch("web")
+		s.waitHealth("web", from[0], workv1alpha2.ResourceUnknown)
+		if len(s.targets("web")) != 1 || !slices.Contains(s.targets("web"), from[0]) {
+			t.Fatalf("[%s] web left %s before the toleration ran out: %v", s.conf, from[0], s.targets("web"))
+		}
+		s.within(toleration/6, func() bool { return false })
+		if err := lift(s.ctx); err != nil {
+			t.Fatal(err)
+		}
+		s.eventually("the member accepting updates of web again", func() (bool, string) {
+			err := s.dryRunUpdate(from[0], "web")
+			return err == nil, fmt.Sprint(err)
+		})
+		s.touch("web")
+		s.waitHealth("web", from[0], workv1alpha2.ResourceUnhealthy)
+		known := time.Now()
+
+		var evictedAfter time.Duration
+		s.eventually("the eviction from "+from[0], func() (bool, string) {
+			now := s.targets("web")
+			if len(now) == 1 && outside(now, from) {
+				evictedAfter = time.Since(known)
+				return true, ""
+			}
+			return false, fmt.Sprint(now)
+		})
+		t.Logf("[%s] evicted %s after the workload turned unhealthy, %s after its health was known again",
+			s.conf, time.Since(unhealthy).Round(time.Second), evictedAfter.Round(time.Second))
+		seen := "the countdown keeps running through Unknown: evicted once the 30 s toleration ran out"
+		if evictedAfter >= toleration*3/4 {
+			seen = "the countdown starts again after Unknown: evicted 30 s after the health was known again"
+		}
+		record("#7431", "an application failover's countdown meets an Unknown health (the member refuses an apply for a while)", s.conf, seen)
+	})
+}
+
+// Karmada #5150: a workload propagated by cluster name to one cluster
+// only, as configuration often is, with the ClusterTaintPolicy that taints
+// a cluster NoExecute while it is not Ready. The cluster is disconnected
+// long enough to be evicted from, then comes back.
+func TestBugLongDisconnect(t *testing.T) {
+	t.Parallel()
+	both(t, func(t *testing.T, s *stage) {
+		s.taintPolicy(policyv1alpha1.ClusterTaintPolicySpec{
+			TargetClusters:     &policyv1alpha1.ClusterAffinity{LabelSelector: stageSelector(s)},
+			AddOnConditions:    []policyv1alpha1.MatchCondition{inFalseUnknown(clusterv1alpha1.ClusterConditionReady)},
+			RemoveOnConditions: []policyv1alpha1.MatchCondition{inTrue(clusterv1alpha1.ClusterConditionReady)},
+			Taints:             []policyv1alpha1.Taint{{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
+		})
+		s.deployment("config", 1, "nginx:1.19.0")
+		s.policy("config", policyv1alpha1.Placement{ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: s.clusters[:1]}}, nil)
+		only := s.waitScheduled("config", 1)[0]
+		s.waitOnMember(only, "config", true)
+		endpoint := s.cluster(only).Spec.APIEndpoint
+		s.unreachable(only)
+		s.eventually("config evicted from the disconnected "+only, func() (bool, string) {
+			now := s.targets("config")
+			return len(now) == 0, fmt.Sprint(now)
+		})
+		s.reconnect(only, endpoint)
+		s.eventually(only+" Ready again", func() (bool, string) {
+			cl := s.cluster(only)
+			c := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
+			return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", cl.Status.Conditions)
+		})
+		gone := s.within(60*time.Second, func() bool { return s.onMember(only, "config") == nil })
+		seen := "the copy survives the reconnect: the eviction's task is kept while no other cluster may take it"
+		if gone {
+			seen = "the copy is deleted once the cluster is back: nothing else runs the workload"
+		}
+		record("#5150", "a workload placed by name on one cluster, which is disconnected long enough to be evicted from, then comes back", s.conf, seen)
+	})
+}
+
+// reconnect gives a stage cluster its API endpoint back.
+func (s *stage) reconnect(cluster, endpoint string) {
+	s.t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cl := s.cluster(cluster)
+		cl.Spec.APIEndpoint = endpoint
+		return s.c.Update(s.ctx, cl)
+	}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// health is the binding's aggregated health of name's copy on cluster, or
+// "" when the binding reports none.
+func (s *stage) health(name, cluster string) workv1alpha2.ResourceHealth {
+	rb := s.binding(name)
+	if rb == nil {
+		return ""
+	}
+	for _, item := range rb.Status.AggregatedStatus {
+		if item.ClusterName == cluster {
+			return item.Health
+		}
+	}
+	return ""
+}
+
+func (s *stage) waitHealth(name, cluster string, want workv1alpha2.ResourceHealth) {
+	s.t.Helper()
+	s.eventually(fmt.Sprintf("%s on %s reported %s", name, cluster, want), func() (bool, string) {
+		got := s.health(name, cluster)
+		return got == want, string(got)
+	})
+}
+
+// touch changes an annotation of name's template, so Karmada applies it
+// to the members again.
+func (s *stage) touch(name string) {
+	s.t.Helper()
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d := &appsv1.Deployment{}
+		if err := s.c.Get(s.ctx, client.ObjectKey{Namespace: s.ns, Name: name}, d); err != nil {
+			return err
+		}
+		if d.Annotations == nil {
+			d.Annotations = map[string]string{}
+		}
+		d.Annotations["fleetover.test/touched"] = time.Now().Format(time.RFC3339Nano)
+		return s.c.Update(s.ctx, d)
+	}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// dryRunUpdate updates the copy of name on cluster's member without
+// keeping the change, and returns what the member answered.
+func (s *stage) dryRunUpdate(cluster, name string) error {
+	d := s.onMember(cluster, name)
+	if d == nil {
+		return fmt.Errorf("no copy of %s on %s", name, cluster)
+	}
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	d.Annotations["fleetover.test/dry-run"] = "true"
+	return s.member(cluster).Client.Update(s.ctx, d, client.DryRunAll)
 }

@@ -35,10 +35,12 @@ var (
 // from this module, its components from hack/kube-assets.sh's build of it.
 const karmadaModule = "github.com/karmada-io/karmada@v1.18.1"
 
-// timings shorten Karmada's cluster health periods so that a scenario
-// runs in seconds, the same on both sides (Karmada's controllers run on
-// the real clock).
+// timings shorten Karmada's cluster health periods, and the timeout of an
+// eviction task that has no grace period of its own (10 minutes by
+// default), so that a scenario runs in seconds, the same on both sides
+// (Karmada's controllers run on the real clock).
 var timings = []string{
+	"--graceful-eviction-timeout=30s",
 	"--cluster-status-update-frequency=1s",
 	"--cluster-monitor-period=1s",
 	"--cluster-monitor-grace-period=6s",

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -71,7 +72,7 @@ func StartMember(ctx context.Context, assets string) (m *Member, err error) {
 	m.Endpoint = strings.TrimSuffix(m.Config.Host, "/")
 	m.ca = m.Config.CAData
 	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, rbacv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, rbacv1.AddToScheme, admissionregistrationv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			return nil, err
 		}
@@ -166,6 +167,54 @@ func (m *Member) SetUnhealthy(rule func(*appsv1.Deployment) bool) error {
 		}
 	}
 	return nil
+}
+
+// RefuseDeploymentUpdates makes the member's API server refuse every
+// update of a Deployment in namespace, as a member whose admission turns
+// Karmada's apply down would (a ValidatingAdmissionPolicy and its
+// binding; status updates still pass). It returns the function that lifts
+// the refusal. The API server enforces a policy once its informers have
+// it: the caller waits for the refusal to show.
+func (m *Member) RefuseDeploymentUpdates(ctx context.Context, namespace string) (lift func(context.Context) error, err error) {
+	name := "fleetover-test-refuse-" + namespace
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: namespace}},
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+						Rule: admissionregistrationv1.Rule{
+							APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"},
+						},
+					},
+				}},
+			},
+			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: "updates are refused by the test"}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	for _, obj := range []client.Object{policy, binding} {
+		if err := m.Client.Create(ctx, obj); err != nil {
+			return nil, fmt.Errorf("refuse Deployment updates in %s: %w", namespace, err)
+		}
+	}
+	return func(ctx context.Context) error {
+		for _, obj := range []client.Object{binding, policy} {
+			if err := m.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("lift the refusal of Deployment updates in %s: %w", namespace, err)
+			}
+		}
+		return nil
+	}, nil
 }
 
 // runStandIn writes the status of every Deployment of the member as the

@@ -42,7 +42,8 @@ func (k BindingKind) NewList() client.ObjectList {
 	return &workv1alpha2.ResourceBindingList{}
 }
 
-// workLabel is the label a Work carries with its binding's UID.
+// workLabel is the label that ties a Work to its binding: the binding
+// carries it too, with its permanent ID (see permanentID).
 func (k BindingKind) workLabel() string {
 	if k == ClusterResourceBindingKind {
 		return workv1alpha2.ClusterResourceBindingPermanentIDLabel
@@ -99,4 +100,18 @@ func kindOf(o client.Object) BindingKind {
 		return ClusterResourceBindingKind
 	}
 	return ResourceBindingKind
+}
+
+// permanentID is the value that ties a binding's Works to it: the
+// permanent-id label Karmada puts on the binding when it makes it (and on
+// each of its Works), or, on a binding that has none (one this example's
+// own detector or a test made), its UID. Beside Karmada, the Works are
+// karmada-controller-manager's and carry the label's value, not the UID:
+// reading them by the UID would find none, and take every old copy for
+// gone.
+func permanentID(rb client.Object) string {
+	if id := rb.GetLabels()[kindOf(rb).workLabel()]; id != "" {
+		return id
+	}
+	return string(rb.GetUID())
 }

@@ -120,7 +120,7 @@ func bindingOldCopies(ctx context.Context, c client.Reader, rb client.Object) ev
 // Karmada puts on them.
 func bindingWorks(ctx context.Context, c client.Reader, rb client.Object) ([]workv1alpha1.Work, error) {
 	list := &workv1alpha1.WorkList{}
-	if err := c.List(ctx, list, client.MatchingLabels{kindOf(rb).workLabel(): string(rb.GetUID())}); err != nil {
+	if err := c.List(ctx, list, client.MatchingLabels{kindOf(rb).workLabel(): permanentID(rb)}); err != nil {
 		return nil, err
 	}
 	return list.Items, nil

@@ -96,7 +96,7 @@ func bindingOfWork(kind BindingKind) handler.MapFunc {
 // workMeta is the labels and annotations that tie a Work to its binding, as
 // Karmada sets them.
 func workMeta(rb client.Object) (labels, annotations map[string]string) {
-	labels = map[string]string{kindOf(rb).workLabel(): string(rb.GetUID())}
+	labels = map[string]string{kindOf(rb).workLabel(): permanentID(rb)}
 	if kindOf(rb) == ClusterResourceBindingKind {
 		return labels, map[string]string{workv1alpha2.ClusterResourceBindingAnnotationKey: rb.GetName()}
 	}
