@@ -137,10 +137,13 @@ examples_karmada() {
 
 # Karmada's own control plane, twice (Karmada alone, and fleetover beside
 # it), with three member clusters: its own step, so that its API servers
-# do not share the two cores with the other integration tests.
+# do not share the two cores with the other integration tests. Its
+# scenarios mostly wait on Karmada's real-clock periods, each on clusters
+# of its own: -parallel runs more of them at once than the default of one
+# per core.
 beside_karmada() {
   [ -n "${assets}" ] || kube_assets
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m ./beside/)
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -parallel=8 -timeout=20m ./beside/)
 }
 
 examples_ocm() {

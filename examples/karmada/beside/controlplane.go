@@ -388,9 +388,13 @@ func (cp *ControlPlane) startKarmadaComponents(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		metricsPort, err := freePort("127.0.0.1")
+		if err != nil {
+			return err
+		}
 		args := append([]string{
 			"--kubeconfig=" + cp.Kubeconfig,
-			"--metrics-bind-address=0",
+			"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 			"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(healthPort),
 		}, c.args...)
 		p, err := startProcess(c.name, binary, args, cp.Dir)
@@ -399,6 +403,7 @@ func (cp *ControlPlane) startKarmadaComponents(ctx context.Context) error {
 		}
 		cp.procs = append(cp.procs, p)
 		p.health = fmt.Sprintf("http://127.0.0.1:%d/healthz", healthPort)
+		p.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		err = p.waitHealthy(wctx, p.health)
 		cancel()

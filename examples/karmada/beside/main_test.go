@@ -29,6 +29,9 @@ import (
 var (
 	planes  = map[beside.Configuration]*beside.ControlPlane{}
 	members []*beside.Member
+	// fleetoverWrites counts configuration F's fleetover-controller-manager
+	// writes at its transport.
+	fleetoverWrites = &beside.WriteCounter{}
 )
 
 // karmadaModule is the Karmada release the harness runs: its CRDs come
@@ -66,6 +69,9 @@ func run(m *testing.M) int {
 	// controller-runtime machinery it builds on has nothing to say here.
 	ctrllog.SetLogger(logr.Discard())
 	ctx := context.Background()
+	if *evictionRate != "" {
+		timings = append(timings, "--resource-eviction-rate="+*evictionRate)
+	}
 	dir, err := moduleDir(karmadaModule)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
@@ -148,6 +154,8 @@ const docsPath = "../../../docs/karmada.md"
 
 var keepDir = flag.String("beside.dir", "", "keep each control plane's files (kubeconfigs, certificates, the components' logs) in DIR/K and DIR/F")
 
+var evictionRate = flag.String("beside.eviction-rate", "", "--resource-eviction-rate for both configurations (empty: Karmada's default, 0.5 per second)")
+
 var update = flag.Bool("update", false, "write this run's outcome table into docs/karmada.md")
 
 // fullRun reports whether every test ran (no -run filter), so the
@@ -183,6 +191,9 @@ func runFleetover(ctx context.Context, kubeconfig string) error {
 	o.RunAgainInProcess = true
 	cfg, err := app.RESTConfig(o)
 	if err != nil {
+		return err
+	}
+	if err := fleetoverWrites.Wrap(cfg); err != nil {
 		return err
 	}
 	// Its log goes beside the Karmada components' logs.

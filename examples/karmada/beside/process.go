@@ -29,6 +29,8 @@ type process struct {
 	err     error
 	// health is the URL that answers 200 once the process is up.
 	health string
+	// metrics is the URL of its Prometheus metrics, if it serves them.
+	metrics string
 }
 
 // startProcess starts binary with args, its output going to a log file in
@@ -90,7 +92,7 @@ func (p *process) restart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	np.health = p.health
+	np.health, np.metrics = p.health, p.metrics
 	*p = *np
 	if p.health == "" {
 		return nil

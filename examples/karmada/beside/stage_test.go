@@ -29,7 +29,7 @@ import (
 // own and a cluster of its own per member, named after the namespace, so
 // scenarios run side by side on one control plane and the same members.
 type stage struct {
-	t    *testing.T
+	t    testing.TB
 	ctx  context.Context
 	cp   *beside.ControlPlane
 	conf beside.Configuration
@@ -39,7 +39,7 @@ type stage struct {
 	clusters []string
 }
 
-func newStage(t *testing.T, cp *beside.ControlPlane, conf beside.Configuration) *stage {
+func newStage(t testing.TB, cp *beside.ControlPlane, conf beside.Configuration) *stage {
 	t.Helper()
 	s := &stage{t: t, ctx: t.Context(), cp: cp, conf: conf, c: cp.Client, ns: strings.ToLower(string(conf)) + "-" + rand.String(6)}
 	if err := s.c.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}); err != nil {

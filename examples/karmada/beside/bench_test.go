@@ -1,0 +1,156 @@
+package beside_test
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+
+	"github.com/fleetover/fleetover/examples/karmada/beside"
+)
+
+var benchBindings = flag.String("beside.bench-bindings", "1,100", "comma-separated numbers of bindings on the failed member for BenchmarkClusterFailover")
+
+// BenchmarkClusterFailover measures, in K and in F on the same members,
+// the time from a member's failure (its API endpoint made unreachable;
+// the ClusterTaintPolicy of Karmada's docs taints it NoExecute once it is
+// not Ready) to every workload it ran being ready on the backup member,
+// and the API writes the control plane's components sent meanwhile, per
+// moved binding: to karmada-apiserver, and to the members. In F the
+// writes are karmada-controller-manager's and karmada-scheduler's plus
+// fleetover-controller-manager's; in K Karmada's alone.
+//
+//	go test ./beside/ -run '^$' -bench ClusterFailover -benchtime 1x [-beside.bench-bindings 1,100,1000] [-beside.eviction-rate 100]
+func BenchmarkClusterFailover(b *testing.B) {
+	var sizes []int
+	for _, f := range strings.Split(*benchBindings, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("-beside.bench-bindings: %q is not a positive number", f)
+		}
+		sizes = append(sizes, n)
+	}
+	for _, n := range sizes {
+		for _, c := range []beside.Configuration{beside.KarmadaAlone, beside.FleetoverBeside} {
+			b.Run(fmt.Sprintf("bindings=%d/%s", n, c), func(b *testing.B) {
+				for range b.N {
+					benchClusterFailover(b, c, n)
+				}
+			})
+		}
+	}
+}
+
+func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
+	b.StopTimer()
+	s := newStage(b, planes[conf], conf)
+	s.taintPolicy(policyv1alpha1.ClusterTaintPolicySpec{
+		TargetClusters:     &policyv1alpha1.ClusterAffinity{LabelSelector: stageSelector(s)},
+		AddOnConditions:    []policyv1alpha1.MatchCondition{inFalseUnknown(clusterv1alpha1.ClusterConditionReady)},
+		RemoveOnConditions: []policyv1alpha1.MatchCondition{inTrue(clusterv1alpha1.ClusterConditionReady)},
+		Taints:             []policyv1alpha1.Taint{{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
+	})
+	primary, backup := s.clusters[0], s.clusters[1]
+	for i := range n {
+		d := s.template(fmt.Sprintf("app-%04d", i), "nginx:1.19.0")
+		d.Labels = map[string]string{"fleetover.test/bench": "failover"}
+		if err := s.c.Create(s.ctx, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p := &policyv1alpha1.PropagationPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: "apps"},
+		Spec: policyv1alpha1.PropagationSpec{
+			ResourceSelectors: []policyv1alpha1.ResourceSelector{{
+				APIVersion: "apps/v1", Kind: "Deployment",
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"fleetover.test/bench": "failover"}},
+			}},
+			Placement: policyv1alpha1.Placement{ClusterAffinities: []policyv1alpha1.ClusterAffinityTerm{
+				{AffinityName: "primary", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{primary}}},
+				{AffinityName: "backup", ClusterAffinity: policyv1alpha1.ClusterAffinity{ClusterNames: []string{backup}}},
+			}},
+		},
+	}
+	if err := s.c.Create(s.ctx, p); err != nil {
+		b.Fatal(err)
+	}
+	s.eventually(fmt.Sprintf("%d workloads ready on %s", n, primary), func() (bool, string) {
+		ready := s.readyOn(primary)
+		return ready == n, fmt.Sprintf("%d ready", ready)
+	})
+	before := s.writes()
+
+	b.StartTimer()
+	start := time.Now()
+	s.unreachable(primary)
+	s.eventually(fmt.Sprintf("%d workloads ready on %s", n, backup), func() (bool, string) {
+		ready := s.readyOn(backup)
+		return ready == n, fmt.Sprintf("%d ready", ready)
+	})
+	took := time.Since(start)
+	b.StopTimer()
+
+	w := s.writes().Sub(before)
+	b.ReportMetric(took.Seconds(), "s/failover")
+	b.ReportMetric(w.ControlPlane/float64(n), "writes/binding")
+	b.ReportMetric(w.Members/float64(n), "member-writes/binding")
+}
+
+// template is a Deployment template of the stage's namespace, not yet
+// created.
+func (s *stage) template(name, image string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To[int32](1),
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "nginx", Image: image}}},
+			},
+		},
+	}
+}
+
+// readyOn counts the stage's Deployments with every replica ready on a
+// stage cluster's member.
+func (s *stage) readyOn(cluster string) int {
+	s.t.Helper()
+	list := &appsv1.DeploymentList{}
+	if err := s.member(cluster).Client.List(s.ctx, list, client.InNamespace(s.ns)); err != nil {
+		s.t.Fatal(err)
+	}
+	ready := 0
+	for _, d := range list.Items {
+		if d.DeletionTimestamp == nil && d.Status.ReadyReplicas == ptr.Deref(d.Spec.Replicas, 1) && d.Status.ObservedGeneration == d.Generation {
+			ready++
+		}
+	}
+	return ready
+}
+
+// writes are the writes of every component doing the stage's
+// configuration's work so far.
+func (s *stage) writes() beside.Writes {
+	s.t.Helper()
+	w, err := s.cp.KarmadaWrites(s.ctx)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if s.conf == beside.FleetoverBeside {
+		w = w.Add(fleetoverWrites.Writes())
+	}
+	return w
+}
