@@ -53,7 +53,7 @@ func (e *Engine) dispatch(w *workload) {
 		}
 		// The manifest for the new cluster carries the preserved state.
 		manifest := objectOf(w, &copyState{replicas: want}, nil)
-		if _, err := e.lib.State.Inject(manifest, w.targets, w.tasks, c.name); err != nil {
+		if _, err := e.lib.State.Inject(manifest, w.targets, e.liveTasks(w), c.name); err != nil {
 			e.noteHold(w, c.name, "dispatch held: preserved state cannot be injected: "+err.Error())
 			continue
 		}

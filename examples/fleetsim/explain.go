@@ -81,6 +81,7 @@ func (e *Engine) whyInput(w *workload) why.Input {
 		SchedulingSuspended: w.schedulingSuspended,
 		Dispatched:          []string{},
 		OldCopies:           e.oldCopies(w),
+		SchedulerBehind:     e.schedulerBehind(w),
 		TargetHealth:        e.copyHealth(w),
 		Assess:              e.assessOptions(),
 		Gates:               why.Gates{ClusterFailoverOff: !*e.sc.Settings.ClusterFailover},

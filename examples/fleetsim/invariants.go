@@ -469,7 +469,7 @@ func (iv *invariants) bound(w *workload) time.Duration {
 		b += time.Duration(float64(len(iv.e.workloads)*len(iv.e.clusters)) / rate * float64(time.Second))
 	}
 	if w.clusterFO.PurgeMode == eviction.PurgeDirectly || (w.appFO != nil && w.appFO.PurgeMode.Normalize() == eviction.PurgeDirectly) {
-		b += eviction.DefaultDirectlyEscapeTimeout
+		b += iv.e.directlyEscape()
 	}
 	if a := w.appFO; a != nil {
 		if a.DecisionConditions.TolerationSeconds != nil {
@@ -519,7 +519,7 @@ func (iv *invariants) checkSingleWriter(w *workload) {
 // copy young was dispatched.
 func (iv *invariants) escaped(oi int, old, young *copyState) bool {
 	return old.deleting && !iv.e.clusters[oi].pull && !iv.e.clusters[oi].reachable() &&
-		!young.created.Before(old.deletingSince.Add(eviction.DefaultDirectlyEscapeTimeout))
+		!young.created.Before(old.deletingSince.Add(iv.e.directlyEscape()))
 }
 
 // onSettled: cp became Healthy; its job is the state a failover carries.

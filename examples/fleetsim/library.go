@@ -43,11 +43,13 @@ func newLibrary(e *Engine) (Library, error) {
 		}
 		pacer = &pacerAdapter{p: p}
 	}
+	// Karmada's binding controller injects the newest task's state only
+	// when that task purges Directly, into a target that is not among the
+	// task's clusters before the failover: the zero InjectionPolicy's rule.
+	// It injects nothing, besides, into a binding with more than one
+	// target (the policy counts the new targets only): stateAdapter
+	// checks that under Karmada's rules.
 	injector := preservation.Injector{Enabled: *st.StatefulInjection}
-	if st.karmada() {
-		// Karmada injects into every new copy, whatever the purge mode.
-		injector.Policy = preservation.InjectionPolicy{WhileOldCopyRuns: true, IntoSeveralTargets: true}
-	}
 	taintCfg := failover.ClusterTaintConfig{
 		NoExecuteAfterTimeout: *st.NoExecuteTaints,
 		EvictionTimeout:       st.EvictionTimeout.D(),
@@ -65,7 +67,7 @@ func newLibrary(e *Engine) (Library, error) {
 		Planner:     planner.Plan,
 		AppDetector: &detectorAdapter{d: must(failover.NewDetector(e.clock, failover.DetectorConfig{UnknownResetsCountdown: st.karmada()}))},
 		Pacer:       pacer,
-		State:       &stateAdapter{injector: injector, rules: map[string]*preservation.Rules{}},
+		State:       &stateAdapter{injector: injector, singleTarget: st.karmada(), rules: map[string]*preservation.Rules{}},
 		Placement:   newPlacement(),
 		Replace:     scheduling.Replace,
 		Interpret: func(obj *unstructured.Unstructured) health.Status {
@@ -251,7 +253,10 @@ type keyedPacer interface {
 // carrier rules.
 type stateAdapter struct {
 	injector preservation.Injector
-	rules    map[string]*preservation.Rules
+	// singleTarget injects only into a workload placed on one cluster
+	// (Karmada's binding controller).
+	singleTarget bool
+	rules        map[string]*preservation.Rules
 }
 
 func (s *stateAdapter) Extract(w *workload, raw []byte, app bool) (map[string]string, error) {
@@ -279,6 +284,9 @@ func (s *stateAdapter) Extract(w *workload, raw []byte, app bool) (map[string]st
 }
 
 func (s *stateAdapter) Inject(manifest *unstructured.Unstructured, targets []eviction.TargetCluster, tasks []eviction.GracefulEvictionTask, cluster string) (bool, error) {
+	if s.singleTarget && len(targets) > 1 {
+		return false, nil
+	}
 	return s.injector.InjectFor(manifest, cluster, targets, tasks)
 }
 

@@ -242,9 +242,10 @@ func describeRules(st Settings) []string {
 	if st.karmada() {
 		out = append(out, fmt.Sprintf("  eviction pacing: each eviction held %s (--resource-eviction-rate %g), at most %d/s after a burst of %d; no disruption modes, so a fleet-wide outage evicts too",
 			karmadaHold(st.EvictionsPerSecond), st.EvictionsPerSecond, karmadaQueueQPS, karmadaQueueBurst))
-		out = append(out, "  purge Directly: the new copy waits for the old copy's deletion, for ever on an unreachable cluster (no escape, Karmada #6671)")
-		out = append(out, "  "+onOff(*st.StatefulInjection, "state injection: into every new copy, whatever the purge mode (StatefulFailoverInjection gate on)", "state injection: off (the StatefulFailoverInjection gate is alpha, off by default): a stateful workload restarts from scratch"))
-		out = append(out, "  graceful eviction: a task whose workload has no target left counts as done, so the last copy goes (Karmada #7455); application failover: an Unknown health resets the countdown (#7431)")
+		out = append(out, fmt.Sprintf("  purge Directly: the new copy waits while the old copy's Work remains; the task times out after --graceful-eviction-timeout (%s) and the new copy then starts, the old one unconfirmed and unfenced (Karmada #6671)",
+			st.GracefulEvictionTimeout.D()))
+		out = append(out, "  "+onOff(*st.StatefulInjection, "state injection: the newest task's state, only when it purges Directly and the workload has one target, not a cluster it ran on before (StatefulFailoverInjection gate on)", "state injection: off (the StatefulFailoverInjection gate is alpha, off by default): a stateful workload restarts from scratch"))
+		out = append(out, "  graceful eviction: a task whose workload has no target left goes at its grace period, and the last copy with it (Karmada #7455); application failover: an Unknown health resets the countdown (#7431)")
 	} else {
 		out = append(out, fmt.Sprintf("  eviction pacing: %g/s fleet-wide with disruption modes (evictions stop while every cluster is unhealthy)", st.EvictionsPerSecond))
 		out = append(out, fmt.Sprintf("  purge Directly: the new copy waits for the old copy's deletion, giving up on an unreachable cluster after %s", eviction.DefaultDirectlyEscapeTimeout))

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // smallExport is a Karmada v1.17 export: three Ready clusters and a
@@ -177,9 +178,12 @@ func TestKarmadaFlagsErrors(t *testing.T) {
 	}
 }
 
-// Karmada's Directly purge never gives up on an unreachable cluster, and
-// with the StatefulFailoverInjection gate it injects the state into every
-// new copy, also while the old copy runs (Gracefully).
+// Karmada v1.18.1's Directly purge holds the new copy until the eviction
+// task times out (--graceful-eviction-timeout, 10 min here), then starts it
+// with the old copy on the unreachable cluster unconfirmed; the task is gone
+// by then, so its state goes nowhere. With the StatefulFailoverInjection
+// gate Karmada injects only a Directly task's state, so the Gracefully
+// purged copy starts without it.
 func TestKarmadaRulesDirectlyAndInjection(t *testing.T) {
 	sc := mustParse(t, `
 settings:
@@ -218,13 +222,29 @@ duration: 40m
 	}
 	e.Run()
 	var dispatched []string
+	var evicted, started, removed time.Duration
 	for _, ev := range e.Timeline().Events {
-		if ev.Kind == EvDispatch && ev.Cluster == "b" {
+		switch {
+		case ev.Kind == EvDispatch && ev.Cluster == "b":
 			dispatched = append(dispatched, ev.Workload+": "+ev.Detail)
+			if ev.Workload == "job" {
+				started = ev.At
+			}
+		case ev.Kind == EvEvict && ev.Workload == "job":
+			evicted = ev.At
+		case ev.Kind == EvTaskDone && ev.Workload == "job":
+			removed = ev.At
+			if !strings.Contains(ev.Detail, "timed out (--graceful-eviction-timeout), the old copy's deletion unconfirmed") {
+				t.Errorf("job's task removed with %q, want its timeout", ev.Detail)
+			}
 		}
 	}
-	if len(dispatched) != 1 || !strings.HasPrefix(dispatched[0], "graceful: dispatched (1 replicas), injected failover.fleetover.io/jobid=fedcba9876543210fedcba9876543210,") {
-		t.Errorf("dispatches to b %q: want only graceful's, with its state and no fencing epoch; job waits for ever for the old copy on a", dispatched)
+	if len(dispatched) != 2 || !strings.HasPrefix(dispatched[0], "graceful: dispatched (1 replicas), runs job ") ||
+		!strings.HasPrefix(dispatched[1], "job: dispatched (1 replicas), runs job ") || strings.Contains(strings.Join(dispatched, "\n"), "injected") {
+		t.Errorf("dispatches to b %q: want graceful's, then job's, neither with state", dispatched)
+	}
+	if evicted == 0 || started != evicted+10*time.Minute || removed != started {
+		t.Errorf("job evicted at %s, started on b at %s, its task removed at %s: want the start and the removal at the eviction + 10m", evicted, started, removed)
 	}
 	if violationsCode(sc, e.Violations()) != 0 {
 		t.Errorf("a violation under Karmada's rules is a finding, not a failure: %v", e.Violations())
@@ -251,5 +271,55 @@ func TestCompare(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^\* shop/web\s+Karmada\s+1\s+55s`).MatchString(out) {
 		t.Errorf("no marked Karmada row for shop/web:\n%s", out)
+	}
+}
+
+// Karmada v1.18.1 with nothing that fits the evicted workload (#7455): the
+// scheduler's failure leaves the binding unscheduled, so the task is not
+// removed at once as "every target healthy" would; it goes at its grace
+// period (--graceful-eviction-timeout, 2 min here), and the last copy with
+// it.
+func TestKarmadaRulesLastCopyGoesAtTheGracePeriod(t *testing.T) {
+	sc := mustParse(t, `
+name: lonely
+duration: 20m
+settings:
+  rules: karmada
+  clusterFailover: true
+  gracefulEvictionTimeout: 2m
+  clusterTaintPolicies:
+  - name: not-ready
+    addOnConditions: [{conditionType: Ready, operator: In, statusValues: ["False", "Unknown"]}]
+    taints: [{key: cluster.karmada.io/not-ready, effect: NoExecute}]
+clusters: [{name: a, zone: z1}, {name: b, zone: z2}]
+workloads:
+- name: w
+  kind: Deployment
+  replicas: 2
+  placement: {clusterAffinity: {clusterNames: [a]}}
+faults:
+- {at: 2m, type: notReady, cluster: a, for: 15m}
+`)
+	e, err := NewEngine(sc, Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := e.Run()
+	var evicted, removed, deleted time.Duration
+	for _, ev := range e.Timeline().Events {
+		switch {
+		case ev.Kind == EvEvict && ev.Workload == "w":
+			evicted = ev.At
+		case ev.Kind == EvTaskDone && ev.Workload == "w":
+			removed = ev.At
+		case ev.Kind == EvDelete && ev.Workload == "w" && deleted == 0:
+			deleted = ev.At
+		}
+	}
+	if evicted == 0 || removed != evicted+2*time.Minute || deleted != removed {
+		t.Errorf("w evicted at %s, its task removed at %s, its last copy deleted at %s: want both at the eviction + 2m", evicted, removed, deleted)
+	}
+	if len(v) == 0 || v[0].Invariant != InvLastCopyKept || v[0].At != removed {
+		t.Errorf("want a %s finding when the task goes, got %v", InvLastCopyKept, v)
 	}
 }

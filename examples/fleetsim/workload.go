@@ -149,11 +149,13 @@ func (cp *copyState) startDeletion(now time.Time) {
 }
 
 // oldCopies is what the controllers know of w's copies being left, as the
-// Works on the control plane show it.
+// Works on the control plane show it. Under Karmada's rules a Directly task
+// older than its timeout holds nothing any more (Karmada drops it, #6671):
+// its copy counts as gone, though its deletion was never confirmed.
 func (e *Engine) oldCopies(w *workload) eviction.OldCopyLookup {
 	return eviction.OldCopyLookupFunc(func(cluster string) eviction.OldCopy {
 		c := e.byName[cluster]
-		if c == nil || w.copies[c.idx] == nil {
+		if c == nil || w.copies[c.idx] == nil || e.karmadaTaskTimedOut(w, cluster) {
 			return eviction.OldCopy{Gone: true}
 		}
 		cp := w.copies[c.idx]
