@@ -86,7 +86,14 @@ func (s *stage) cleanup() {
 // deadline. Karmada's controllers run on the real clock.
 func (s *stage) eventually(what string, cond func() (bool, string)) {
 	s.t.Helper()
-	end := time.Now().Add(deadline)
+	s.eventuallyWithin(deadline, what, cond)
+}
+
+// eventuallyWithin is eventually with a deadline of its own, for a wait
+// whose length grows with the work (a failover of many bindings, paced).
+func (s *stage) eventuallyWithin(d time.Duration, what string, cond func() (bool, string)) {
+	s.t.Helper()
+	end := time.Now().Add(d)
 	last := ""
 	for {
 		ok, obs := cond()
