@@ -18,7 +18,7 @@ var (
 	seed  = flag.Int64("seed", 1, "seed of the generator; each property derives its own stream from it")
 )
 
-// documented are the differences from Karmada v1.17.1 that
+// documented are the differences from Karmada v1.18.1 that
 // docs/karmada-compat.md lists (section "Found by the conformance test"),
 // by identifier. A property reports each difference it finds under one of
 // these identifiers, or as undocumented, which fails the test.

@@ -21,7 +21,7 @@ import (
 	"github.com/fleetover/fleetover/preservation"
 )
 
-// The benchmarks below run Karmada v1.17.1's own function and fleetover's
+// The benchmarks below run Karmada v1.18.1's own function and fleetover's
 // on the same input in one process, so that their ratio is measured on one
 // machine under one load; compare ratios from one run, never times from
 // two. The inputs are those of the library's own benchmarks.
