@@ -599,7 +599,9 @@ func (c Cluster) Matches(a ClusterAffinity) (bool, error) {
 			zones := c.zones()
 			listed := func(z string) bool { return slices.Contains(req.Values, z) }
 			if req.Operator == corev1.NodeSelectorOpIn {
-				ok = len(zones) > 0 && !slices.ContainsFunc(zones, func(z string) bool { return !listed(z) })
+				// Karmada v1.18 takes a cluster one of whose zones is
+				// listed (v1.17 wanted every one of them listed).
+				ok = slices.ContainsFunc(zones, listed)
 			} else {
 				ok = !slices.ContainsFunc(zones, listed)
 			}

@@ -315,10 +315,12 @@ func TestMatches(t *testing.T) {
 		{"excluded", ClusterAffinity{ExcludeClusters: []string{"m1"}}, false, ""},
 		{"labels", ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}}, true, ""},
 		{"labels differ", ClusterAffinity{LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "dev"}}}, false, ""},
-		// A cluster in several zones is In only when all of them are listed,
+		// A cluster in several zones is In when one of them is listed
+		// (Karmada v1.18; v1.17 wanted all of them),
 		// and NotIn when none is.
 		{"zone in, every zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z3", "z2", "z1")}, true, ""},
-		{"zone in, one zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z2")}, false, ""},
+		{"zone in, one zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z2")}, true, ""},
+		{"zone in, none listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpIn, "z4")}, false, ""},
 		{"zone not in, one zone listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z2")}, false, ""},
 		{"zone not in, none listed", ClusterAffinity{FieldSelector: sel("zone", corev1.NodeSelectorOpNotIn, "z3")}, true, ""},
 		{"provider", ClusterAffinity{FieldSelector: sel("provider", corev1.NodeSelectorOpIn, "gcp")}, false, ""},

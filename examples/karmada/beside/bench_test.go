@@ -27,8 +27,9 @@ var benchBindings = flag.String("beside.bench-bindings", "1,100", "comma-separat
 // the ClusterTaintPolicy of Karmada's docs taints it NoExecute once it is
 // not Ready) to every workload it ran being ready on the backup member,
 // and the API writes the control plane's components sent meanwhile, per
-// moved binding, less what they write when idle (measured over 10 s just
-// before): to karmada-apiserver, and to the members. In F the
+// moved binding, less what they write when idle (their steady rate just
+// before, see steadyWrites): to karmada-apiserver, and to the members. In
+// F the
 // writes are karmada-controller-manager's and karmada-scheduler's plus
 // fleetover-controller-manager's; in K Karmada's alone.
 //
@@ -91,12 +92,8 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 		return ready == n, fmt.Sprintf("%d ready", ready)
 	})
 	// The components write all the time (cluster status, leases, events):
-	// their rate over an idle window is taken off the failover's writes.
-	const idle = 10 * time.Second
-	before := s.writes()
-	time.Sleep(idle)
-	settled := s.writes()
-	background := settled.Sub(before)
+	// their steady rate is taken off the failover's writes.
+	settled, background, idle := s.steadyWrites()
 
 	b.StartTimer()
 	start := time.Now()
@@ -163,4 +160,36 @@ func (s *stage) writes() beside.Writes {
 		w = w.Add(fleetoverWrites.Writes())
 	}
 	return w
+}
+
+// steadyWrites waits until the components' writes come at a steady rate
+// (two 5 s windows within 10 %, or 3 writes, of each other; after many
+// bindings the status and event writes go on for a while after every copy
+// is ready) and returns the writes so far, the last window's writes and
+// its length. After two minutes it takes the last window as it is.
+func (s *stage) steadyWrites() (now, window beside.Writes, length time.Duration) {
+	s.t.Helper()
+	const step = 5 * time.Second
+	steady := func(a, b float64) bool {
+		d := a - b
+		if d < 0 {
+			d = -d
+		}
+		return d <= 3 || d <= 0.1*a
+	}
+	prev := s.writes()
+	time.Sleep(step)
+	cur := s.writes()
+	last := cur.Sub(prev)
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); {
+		prev = cur
+		time.Sleep(step)
+		cur = s.writes()
+		w := cur.Sub(prev)
+		if steady(w.ControlPlane, last.ControlPlane) && steady(w.Members, last.Members) {
+			return cur, w, step
+		}
+		last = w
+	}
+	return cur, last, step
 }
