@@ -555,7 +555,8 @@ func TestRunCLICampaignAndScale(t *testing.T) {
 	if code := run([]string{"-scale", "-clusters", "20", "-workloads", "2000"}, &out, io.Discard); code != 0 {
 		t.Fatalf("scale exit %d", code)
 	}
-	if !strings.Contains(out.String(), "20 clusters (2 failed), 2000 workloads") || !strings.Contains(out.String(), "GOMAXPROCS=1") {
+	if !strings.Contains(out.String(), "20 clusters in 12 zones of 4 regions, 2000 workloads") || !strings.Contains(out.String(), "failed: 2 clusters") ||
+		!strings.Contains(out.String(), "GOMAXPROCS=1") {
 		t.Errorf("scale output %q", out.String())
 	}
 }
@@ -575,6 +576,9 @@ func TestRunCLIRejectsBadFlags(t *testing.T) {
 		{[]string{"-scale", "-clusters", "1"}, "fleetsim: -clusters: must be between 2 and 65535, got 1"},
 		{[]string{"-scale", "-fail-percent", "0"}, "fleetsim: -fail-percent: must be between 1 and 100, got 0"},
 		{[]string{"-scale", "-workloads", "0"}, "fleetsim: -workloads: must be between 1 and 100000000, got 0"},
+		{[]string{"-fail-zone", "region-0a"}, "fleetsim: -fail-zone: only sizes the -scale wave; add -scale"},
+		{[]string{"-scale", "-fail-zone", "region-0a", "-fail-percent", "5"}, "fleetsim: -fail-zone: fails a whole zone instead of -fail-percent"},
+		{[]string{"-scale", "-fail-zone", ""}, "fleetsim: -fail-zone: names a zone of the -scale fleet"},
 		{[]string{"-campaign", "2", "-quiet"}, "fleetsim: -quiet: does nothing with -campaign"},
 		{[]string{"extra"}, `fleetsim: unexpected argument "extra"`},
 		{[]string{"-o", "yaml"}, `fleetsim: -o: must be text or json, got "yaml"`},
@@ -865,12 +869,15 @@ func FuzzParseArgs(f *testing.F) {
 		if set["campaign"] && (cfg.campaign < 1 || cfg.campaign > maxCampaignSchedules) {
 			t.Fatalf("accepted -campaign %d", cfg.campaign)
 		}
-		if (set["clusters"] || set["workloads"] || set["fail-percent"]) && !cfg.scale {
+		if (set["clusters"] || set["workloads"] || set["fail-percent"] || set["fail-zone"]) && !cfg.scale {
 			t.Fatal("accepted a -scale size without -scale")
 		}
 		if cfg.scale && (set["campaign"] || set["scenario"] || set["report"] || set["quiet"] || set["progress"] || cfg.output != "text" ||
 			cfg.clusters < 2 || cfg.clusters > maxScaleClusters || cfg.workloads < 1 || cfg.workloads > maxScaleWorkloads || cfg.failPct < 1 || cfg.failPct > 100) {
 			t.Fatalf("accepted -scale with %+v (flags %v)", cfg, set)
+		}
+		if set["fail-zone"] && (set["fail-percent"] || cfg.failZone == "") {
+			t.Fatalf("accepted -fail-zone %q with %v", cfg.failZone, set)
 		}
 		if cfg.output != "text" && cfg.output != "json" {
 			t.Fatalf("accepted -o %q", cfg.output)

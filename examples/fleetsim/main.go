@@ -30,6 +30,7 @@ type config struct {
 	clusters  int
 	workloads int
 	failPct   int
+	failZone  string
 	output    string
 	noFencing bool
 	// rules (-rules), karmadaFlags (-karmada-flags) and compare
@@ -80,7 +81,7 @@ func validateFlags(cfg config, set map[string]bool) error {
 	if set["campaign"] && (cfg.campaign < 1 || cfg.campaign > maxCampaignSchedules) {
 		bad("-campaign: must be between 1 and %d schedules, got %d", maxCampaignSchedules, cfg.campaign)
 	}
-	for _, name := range []string{"clusters", "workloads", "fail-percent"} {
+	for _, name := range []string{"clusters", "workloads", "fail-percent", "fail-zone"} {
 		if set[name] && !cfg.scale {
 			bad("-%s: only sizes the -scale wave; add -scale", name)
 		}
@@ -99,6 +100,12 @@ func validateFlags(cfg config, set map[string]bool) error {
 		}
 		if cfg.failPct < 1 || cfg.failPct > 100 {
 			bad("-fail-percent: must be between 1 and 100, got %d", cfg.failPct)
+		}
+		if set["fail-zone"] && set["fail-percent"] {
+			bad("-fail-zone: fails a whole zone instead of -fail-percent of the clusters; give one of the two")
+		}
+		if set["fail-zone"] && cfg.failZone == "" {
+			bad("-fail-zone: names a zone of the -scale fleet, e.g. region-0a")
 		}
 	}
 	if set["fleet"] && cfg.fleet == "" {
@@ -179,7 +186,8 @@ func parseArgs(args []string, stderr io.Writer) (cfg config, set map[string]bool
 	fs.BoolVar(&cfg.scale, "scale", false, "run the scale wave: many clusters and workloads, a share of clusters failing")
 	fs.IntVar(&cfg.clusters, "clusters", 1000, "clusters in the -scale fleet")
 	fs.IntVar(&cfg.workloads, "workloads", 1_000_000, "workloads in the -scale fleet")
-	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave")
+	fs.IntVar(&cfg.failPct, "fail-percent", 10, "percentage of clusters failing in the -scale wave, drawn over every zone")
+	fs.StringVar(&cfg.failZone, "fail-zone", "", "fail every cluster of `zone` in the -scale wave (a zone outage) instead of -fail-percent, e.g. region-0a")
 	fs.BoolVar(&cfg.noFencing, "no-fencing", false, "with -campaign on random fleets: Pull agents do not fence (settings.fenceAfter unset), to see the double writer a partition makes")
 	fs.StringVar(&cfg.output, "o", "text", "output `format`: text (for people) or json (summary and timeline, for tools)")
 	fs.StringVar(&cfg.rules, "rules", "", "with -fleet: the control plane's `rules`, karmada (default: what the export's Karmada does) or fleetover (the library's)")

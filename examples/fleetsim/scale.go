@@ -1,10 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -15,165 +12,76 @@ import (
 	"github.com/fleetover/fleetover/eviction"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
-	"github.com/fleetover/fleetover/preservation"
 	"github.com/fleetover/fleetover/scheduling"
 )
 
-// ScaleConfig sizes the scale wave.
+// ScaleConfig sizes the scale wave and its fleet (scalegen.go draws it).
 type ScaleConfig struct {
-	Clusters    int
-	Workloads   int
+	Clusters  int
+	Workloads int
+	// Regions and ZonesPerRegion lay the clusters out (0: 4 regions of
+	// 3 zones); a fleet smaller than that has fewer zones.
+	Regions, ZonesPerRegion int
+	// FailPercent of the clusters fail, drawn by the seed over every
+	// zone; FailZone, when set, fails every cluster of that zone instead.
 	FailPercent int
+	FailZone    string
 	// StatefulEvery makes every n-th workload a stateful Flink job with a
 	// ~1.2 KB raw status and a jobId preservation rule.
 	StatefulEvery int
 	Seed          int64
 }
 
-// ScaleResult is what the wave cost.
+// cpuWall is the time a piece of work took: CPU time of the process (user
+// + system; 0 where the platform does not say) and wall time. On a shared
+// machine wall time also counts the waits for a core.
+type cpuWall struct{ CPU, Wall time.Duration }
+
+func (t *cpuWall) add(o cpuWall) { t.CPU += o.CPU; t.Wall += o.Wall }
+
+// measure runs fn and returns what it took.
+func measure(fn func()) cpuWall {
+	c0, _ := processCPUTime()
+	t0 := time.Now()
+	fn()
+	wall := time.Since(t0)
+	c1, _ := processCPUTime()
+	return cpuWall{CPU: c1 - c0, Wall: wall}
+}
+
+// ScaleResult is what the wave did and cost.
 type ScaleResult struct {
-	Clusters, Workloads, Failed int
-	Placements                  int // binding x cluster pairs
-	OnFailed                    int // bindings with a copy on a failed cluster
+	Clusters, Zones, Regions    int
+	Workloads                   int
+	Failed, FailedZones         int    // failed clusters, zones with a failed cluster
+	FailZone                    string // the zone that failed whole, if one did
+	Placements                  int    // copies: binding x cluster pairs
+	OnFailed                    int    // copies on a failed cluster
 	Planned, Evicted, Extracted int
 	Assessed, TasksRemoved      int
 	Replaced                    int
-	Health, Taints, Plan        time.Duration
-	Evict, Assess               time.Duration
-	Wave                        time.Duration // every decision of the wave (wall)
-	WaveCPU                     time.Duration // the same, in CPU time of the process (0 when unknown)
-	Build                       time.Duration
+	Health, Taints, Plan        cpuWall
+	Evict, Assess               cpuWall
+	Wave                        cpuWall // every decision of the wave: the sum of the above
+	Build                       cpuWall // drawing the fleet, outside the wave
 	PeakHeap, Sys               uint64
 	GOMAXPROCS                  int
 }
 
-// scalePolicy is one of the few policies the fleet's workloads share, as
-// workloads share a handful of PropagationPolicies in real fleets.
-type scalePolicy struct {
-	tolerations []corev1.Toleration
-	cluster     *failover.ClusterFailoverBehavior
-	rules       *preservation.Rules
-}
-
-// scaleFleet keeps a million bindings in flat slices indexed by binding
-// number: no map or string per workload besides its placement.
-type scaleFleet struct {
-	names    []string
-	zones    []string
-	failed   []bool
-	policies []scalePolicy
-	policyOf []uint8
-	targets  [][]eviction.TargetCluster
-	tasks    [][]eviction.GracefulEvictionTask
-	status   [][]byte // raw .status of stateful bindings on their cluster, nil otherwise
-	// members lists the bindings placed on each cluster (CSR layout).
-	memberOff []int32
-	members   []int32
-}
-
-const flinkStatusTemplate = `{"clusterInfo":{"flink-revision":"a1b2c3d4 @ 2025-06-01T10:00:00+01:00","flink-version":"1.20.1","total-cpu":"4.0","total-memory":"8589934592"},` +
-	`"jobManagerDeploymentStatus":"READY","lifecycleState":"STABLE","observedGeneration":3,` +
-	`"jobStatus":{"checkpointInfo":{"formatType":"FULL","lastCheckpoint":{"formatType":"FULL","timeStamp":1734462491693,"triggerType":"PERIODIC"},` +
-	`"lastPeriodicCheckpointTimestamp":1734462491693,"triggerId":"447b790bb9c88da9ae753f00f45acb0e","triggerTimestamp":1734462506836,"triggerType":"PERIODIC"},` +
-	`"jobId":"%s","jobName":"orders-%d","savepointInfo":{"lastPeriodicSavepointTimestamp":0,"savepointHistory":[]},"startTime":"1734400000000","state":"RUNNING","updateTime":"1734462506836"},` +
-	`"reconciliationStatus":{"lastReconciledSpec":"{\"spec\":{\"job\":{\"jarURI\":\"local:///opt/flink/examples/streaming/StateMachineExample.jar\",\"parallelism\":2,\"upgradeMode\":\"savepoint\",\"state\":\"running\"},\"flinkVersion\":\"v1_20\",\"serviceAccount\":\"flink\"}}",` +
-	`"lastStableSpec":"{\"spec\":{\"job\":{\"parallelism\":2}}}","reconciliationTimestamp":1734400000000,"state":"DEPLOYED"},` +
-	`"taskManager":{"labelSelector":"component=taskmanager,app=orders","replicas":2}}`
-
-func buildScaleFleet(cfg ScaleConfig) (*scaleFleet, error) {
-	f := &scaleFleet{
-		names:    make([]string, cfg.Clusters),
-		zones:    make([]string, cfg.Clusters),
-		failed:   make([]bool, cfg.Clusters),
-		policyOf: make([]uint8, cfg.Workloads),
-		targets:  make([][]eviction.TargetCluster, cfg.Workloads),
-		tasks:    make([][]eviction.GracefulEvictionTask, cfg.Workloads),
-		status:   make([][]byte, cfg.Workloads),
-	}
-	for i := range f.names {
-		f.names[i] = fmt.Sprintf("member-%04d", i)
-		f.zones[i] = fmt.Sprintf("zone-%d", i%10)
-	}
-	// Every tenth cluster fails: failures spread over every zone.
-	step := max(1, 100/max(1, cfg.FailPercent))
-	for i := 0; i < cfg.Clusters; i += step {
-		f.failed[i] = true
-	}
-	stateful := []preservation.StatePreservationRule{{AliasLabelName: "failover.fleetover.io/jobid", JSONPath: "{ .jobStatus.jobId }"}}
-	rules, err := preservation.Compile(stateful)
-	if err != nil {
-		return nil, err
-	}
-	sixty, never := int64(60), (*int64)(nil)
-	tol := func(secs *int64) []corev1.Toleration {
-		return failover.AddDefaultClusterTolerations(nil, failover.DefaultTolerationsConfig{NotReadyTolerationSeconds: secs, UnreachableTolerationSeconds: secs})
-	}
-	f.policies = []scalePolicy{
-		{tolerations: tol(nil)}, // defaults: 300 s
-		{tolerations: tol(&sixty), cluster: &failover.ClusterFailoverBehavior{PurgeMode: eviction.PurgeGracefully}},
-		{tolerations: failover.AddDefaultClusterTolerations([]corev1.Toleration{{Key: failover.TaintKeyClusterNotReady, Operator: corev1.TolerationOpExists,
-			Effect: corev1.TaintEffectNoExecute, TolerationSeconds: never}}, failover.DefaultTolerationsConfig{}),
-			cluster: &failover.ClusterFailoverBehavior{PurgeMode: eviction.PurgeNever}},
-		{tolerations: tol(&sixty), cluster: &failover.ClusterFailoverBehavior{PurgeMode: eviction.PurgeDirectly,
-			StatePreservation: &preservation.StatePreservation{Rules: stateful}}, rules: rules},
-	}
-
-	counts := make([]int32, cfg.Clusters)
-	var x uint64 = uint64(cfg.Seed)*0x9e3779b97f4a7c15 + 1
-	next := func() uint64 { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x }
-	for b := 0; b < cfg.Workloads; b++ {
-		p := uint8(b % 3)
-		if cfg.StatefulEvery > 0 && b%cfg.StatefulEvery == 0 {
-			p = 3
-		}
-		f.policyOf[b] = p
-		a := int(next() % uint64(cfg.Clusters))
-		if p == 3 || b%2 == 0 {
-			f.targets[b] = []eviction.TargetCluster{{Name: f.names[a]}}
-			counts[a]++
-		} else {
-			c := (a + 1 + int(next()%uint64(cfg.Clusters-1))) % cfg.Clusters
-			f.targets[b] = []eviction.TargetCluster{{Name: f.names[a]}, {Name: f.names[c]}}
-			counts[a]++
-			counts[c]++
-		}
-		if p == 3 {
-			f.status[b] = []byte(fmt.Sprintf(flinkStatusTemplate, fmt.Sprintf("%016x%016x", next(), uint64(b)), b))
-		}
-	}
-	f.memberOff = make([]int32, cfg.Clusters+1)
-	for i, n := range counts {
-		f.memberOff[i+1] = f.memberOff[i] + n
-	}
-	f.members = make([]int32, f.memberOff[cfg.Clusters])
-	fill := make([]int32, cfg.Clusters)
-	copy(fill, f.memberOff[:cfg.Clusters])
-	index := make(map[string]int, cfg.Clusters)
-	for i, n := range f.names {
-		index[n] = i
-	}
-	for b, ts := range f.targets {
-		for _, t := range ts {
-			c := index[t.Name]
-			f.members[fill[c]] = int32(b)
-			fill[c]++
-		}
-	}
-	return f, nil
-}
-
-// RunScaleWave builds the fleet, fails cfg.FailPercent of its clusters and
-// times every decision the wave needs on the library's hot paths: health
-// reports, taints, the cluster-failover planner, pacing, state extraction,
-// task creation, re-placement and two assessment rounds.
+// RunScaleWave builds the fleet, fails cfg.FailPercent of its clusters (or
+// cfg.FailZone) and times every decision the wave needs on the library's
+// hot paths: health reports, taints, the cluster-failover planner, pacing,
+// state extraction, task creation, re-placement and two assessment rounds.
 func RunScaleWave(cfg ScaleConfig) (ScaleResult, error) {
-	started := time.Now()
-	f, err := buildScaleFleet(cfg)
-	if err != nil { // a constant configuration within the bounds: cannot happen
-		panic(err)
+	var f *scaleFleet
+	var err error
+	build := measure(func() {
+		f, err = buildScaleFleet(cfg)
+		runtime.GC()
+	})
+	if err != nil {
+		return ScaleResult{}, err
 	}
-	runtime.GC()
-	build := time.Since(started)
 	res := runWave(f, cfg)
 	res.Build = build
 	return res, nil
@@ -181,7 +89,8 @@ func RunScaleWave(cfg ScaleConfig) (ScaleResult, error) {
 
 // runWave runs the wave on a freshly built fleet (it changes the fleet).
 func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
-	res := ScaleResult{Clusters: cfg.Clusters, Workloads: cfg.Workloads, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	res := ScaleResult{Clusters: cfg.Clusters, Zones: len(f.zoneNames), Regions: f.nRegions, Workloads: cfg.Workloads,
+		FailZone: cfg.FailZone, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	res.Placements = len(f.members)
 	clk := clocktesting.NewFakeClock(simEpoch)
 	tracker := must(failover.NewClusterHealthTracker(clk, failover.ClusterHealthConfig{}))
@@ -206,21 +115,19 @@ func runWave(f *scaleFleet, cfg ScaleConfig) ScaleResult {
 	// The wave measures decisions, not deletions: every old copy is taken
 	// as deleted by the time the replacements are healthy.
 	oldCopiesGone := eviction.OldCopyLookupFunc(func(string) eviction.OldCopy { return eviction.OldCopy{Gone: true} })
+	failedIn := make(map[uint16]bool)
 	for i := range f.failed {
 		if f.failed[i] {
 			res.Failed++
+			failedIn[f.zoneOf[i]] = true
 		}
 	}
+	res.FailedZones = len(failedIn)
 
-	timed := func(d *time.Duration, fn func()) {
-		c0, _ := processCPUTime()
-		t0 := time.Now()
-		fn()
-		el := time.Since(t0)
-		c1, _ := processCPUTime()
-		*d += el
-		res.Wave += el
-		res.WaveCPU += c1 - c0
+	timed := func(d *cpuWall, fn func()) {
+		t := measure(fn)
+		d.add(t)
+		res.Wave.add(t)
 	}
 	probeAll := func() {
 		for i, n := range f.names {
@@ -359,42 +266,24 @@ func containsTarget(ts []eviction.TargetCluster, name string) bool {
 	return false
 }
 
-// candidateWindow returns the next few clusters after the failed one, the
-// candidates a scoring scheduler would have kept for this binding.
+// candidateWindow returns a few clusters of the failed one's region after
+// it, leaving out those the binding already runs on: the candidates a
+// scoring scheduler would have kept, as the binding's policy keeps it in
+// its region. Zones alternate in the region's list, so the window reaches
+// past a zone that failed whole.
 func candidateWindow(f *scaleFleet, taints [][]corev1.Taint, failed, binding int) []scheduling.Cluster {
 	const window = 4
 	var buf [window]scheduling.Cluster
-	n := len(f.names)
-	start := (failed + 1 + binding%7) % n
-	for i := 0; i < window; i++ {
-		c := (start + i) % n
-		buf[i] = scheduling.Cluster{Name: f.names[c], Taints: taints[c]}
+	region := f.inRegion[f.regionOf[failed]]
+	n, k := len(region), 0
+	start := int(f.regionPos[failed]) + 1 + binding%7
+	for i := 0; i < n && k < window; i++ {
+		c := region[(start+i)%n]
+		if int(c) == failed || containsTarget(f.targets[binding], f.names[c]) {
+			continue
+		}
+		buf[k] = scheduling.Cluster{Name: f.names[c], Taints: taints[c]}
+		k++
 	}
-	return buf[:]
-}
-
-func runScale(cfg config, stdout, stderr io.Writer) int {
-	prev := runtime.GOMAXPROCS(1) // the target is one core
-	defer runtime.GOMAXPROCS(prev)
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	fmt.Fprintf(stdout, "scale: building %d clusters and %d workloads...\n", cfg.clusters, cfg.workloads)
-	res, err := RunScaleWave(ScaleConfig{Clusters: cfg.clusters, Workloads: cfg.workloads, FailPercent: cfg.failPct, StatefulEvery: 10, Seed: max(1, cfg.seed)})
-	if err != nil {
-		fmt.Fprintln(stderr, "fleetsim:", err)
-		return 2
-	}
-	printScale(stdout, res)
-	return 0
-}
-
-func printScale(w io.Writer, r ScaleResult) {
-	fmt.Fprintf(w, "scale wave: %d clusters (%d failed), %d workloads, %d placements, %d on failed clusters, GOMAXPROCS=%d\n",
-		r.Clusters, r.Failed, r.Workloads, r.Placements, r.OnFailed, r.GOMAXPROCS)
-	fmt.Fprintf(w, "  decisions: %d planned, %d evicted (%d with state extracted), %d re-placed, %d assessments, %d tasks removed\n",
-		r.Planned, r.Evicted, r.Extracted, r.Replaced, r.Assessed, r.TasksRemoved)
-	fmt.Fprintf(w, "  time: health %s, taints %s, plan %s, evict+extract+re-place %s, assess %s\n",
-		r.Health.Round(time.Millisecond), r.Taints.Round(time.Millisecond), r.Plan.Round(time.Millisecond), r.Evict.Round(time.Millisecond), r.Assess.Round(time.Millisecond))
-	fmt.Fprintf(w, "  wave decision time: %s CPU, %s wall (target <= 2s on one core); fleet built in %s\n",
-		r.WaveCPU.Round(time.Millisecond), r.Wave.Round(time.Millisecond), r.Build.Round(time.Millisecond))
-	fmt.Fprintf(w, "  memory: Go runtime Sys %.0f MiB, heap %.0f MiB (target <= 2 GiB)\n", float64(r.Sys)/(1<<20), float64(r.PeakHeap)/(1<<20))
+	return buf[:k]
 }
