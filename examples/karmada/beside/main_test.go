@@ -140,7 +140,7 @@ func run(m *testing.M) int {
 	}
 	code := m.Run()
 	fmt.Printf("Karmada's failover bugs, side by side:\n%s", outcomeTable())
-	if code == 0 && fullRun() {
+	if code == 0 && fullRun() && (*update || *checkDocs) {
 		if err := checkDocumentedTable(docsPath, *update); err != nil {
 			fmt.Fprintln(os.Stderr, "FAIL:", err)
 			return 1
@@ -157,6 +157,12 @@ var keepDir = flag.String("beside.dir", "", "keep each control plane's files (ku
 var evictionRate = flag.String("beside.eviction-rate", "", "--resource-eviction-rate for both configurations (empty: Karmada's default, 0.5 per second)")
 
 var update = flag.Bool("update", false, "write this run's outcome table into docs/karmada.md")
+
+// checkDocs is off in hack/test.sh: two of Karmada's own outcomes (#7455
+// and #5150 in K) have gone both ways from one run to the next, and a
+// test suite must not fail on the behaviour of the system it compares
+// with. The scenarios themselves pass or fail as always.
+var checkDocs = flag.Bool("beside.check-docs", false, "fail a full run whose outcome table differs from docs/karmada.md's")
 
 // fullRun reports whether every test ran (no -run filter), so the
 // outcome table is whole.
