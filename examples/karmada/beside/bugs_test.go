@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -125,6 +126,7 @@ func TestBugLastCopyWhenNothingFits(t *testing.T) {
 		s.waitOnMember(only, "web", true)
 		s.makeUnhealthy("web", s.clusters[:1])
 		s.waitImage(only, "web", "fake/nginx:1.19.0")
+		before := s.onMember(only, "web").UID
 		// The eviction is decided once the toleration runs out: the task
 		// appears and the cluster leaves the placement.
 		s.eventually("the eviction from "+only, func() (bool, string) {
@@ -132,7 +134,10 @@ func TestBugLastCopyWhenNothingFits(t *testing.T) {
 			return rb != nil && len(rb.Spec.GracefulEvictionTasks) > 0 || s.onMember(only, "web") == nil, fmt.Sprint(s.targets("web"))
 		})
 		evicted := time.Now()
-		gone := s.within(grace+25*time.Second, func() bool { return s.onMember(only, "web") == nil })
+		// The copy is gone, or replaced by a new object: a deleted copy
+		// can be made again within a poll once the scheduler puts the
+		// workload back on the cluster.
+		gone := s.within(grace+25*time.Second, func() bool { return s.replaced(only, "web", before) })
 		seen := "the last copy is kept past the task's grace period, while no cluster takes the workload"
 		if gone {
 			seen = "the last copy is deleted at once: the task with no target left counts as healthy"
@@ -339,6 +344,7 @@ func TestBugLongDisconnect(t *testing.T) {
 		only := s.waitScheduled("config", 1)[0]
 		s.waitOnMember(only, "config", true)
 		endpoint := s.cluster(only).Spec.APIEndpoint
+		before := s.onMember(only, "config").UID
 		s.unreachable(only)
 		s.eventually("config evicted from the disconnected "+only, func() (bool, string) {
 			now := s.targets("config")
@@ -350,7 +356,7 @@ func TestBugLongDisconnect(t *testing.T) {
 			c := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
 			return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", cl.Status.Conditions)
 		})
-		gone := s.within(60*time.Second, func() bool { return s.onMember(only, "config") == nil })
+		gone := s.within(60*time.Second, func() bool { return s.replaced(only, "config", before) })
 		seen := "the copy survives the reconnect: the eviction's task is kept while no other cluster may take it"
 		if gone {
 			seen = "the copy is deleted once the cluster is back: nothing else runs the workload"
@@ -425,4 +431,11 @@ func (s *stage) dryRunUpdate(cluster, name string) error {
 	}
 	d.Annotations["fleetover.test/dry-run"] = "true"
 	return s.member(cluster).Client.Update(s.ctx, d, client.DryRunAll)
+}
+
+// replaced reports whether the copy of name on cluster is no longer the
+// object uid: deleted, or deleted and made again.
+func (s *stage) replaced(cluster, name string, uid types.UID) bool {
+	d := s.onMember(cluster, name)
+	return d == nil || d.UID != uid
 }

@@ -158,10 +158,11 @@ var evictionRate = flag.String("beside.eviction-rate", "", "--resource-eviction-
 
 var update = flag.Bool("update", false, "write this run's outcome table into docs/karmada.md")
 
-// checkDocs is off in hack/test.sh: two of Karmada's own outcomes (#7455
-// and #5150 in K) have gone both ways from one run to the next, and a
-// test suite must not fail on the behaviour of the system it compares
-// with. The scenarios themselves pass or fail as always.
+// checkDocs is off in hack/test.sh: the table's words depend on the
+// timing of Karmada's own controllers (a copy Karmada deleted and made
+// again between two looks read as kept until the scenarios compared
+// UIDs), and the suite must not fail on the timing of the system it
+// compares with. The scenarios themselves pass or fail as always.
 var checkDocs = flag.Bool("beside.check-docs", false, "fail a full run whose outcome table differs from docs/karmada.md's")
 
 // fullRun reports whether every test ran (no -run filter), so the
