@@ -14,7 +14,6 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 
 	"github.com/fleetover/fleetover/examples/karmada/beside"
@@ -57,12 +56,7 @@ func BenchmarkClusterFailover(b *testing.B) {
 func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 	b.StopTimer()
 	s := newStage(b, planes[conf], conf)
-	s.taintPolicy(policyv1alpha1.ClusterTaintPolicySpec{
-		TargetClusters:     &policyv1alpha1.ClusterAffinity{LabelSelector: stageSelector(s)},
-		AddOnConditions:    []policyv1alpha1.MatchCondition{inFalseUnknown(clusterv1alpha1.ClusterConditionReady)},
-		RemoveOnConditions: []policyv1alpha1.MatchCondition{inTrue(clusterv1alpha1.ClusterConditionReady)},
-		Taints:             []policyv1alpha1.Taint{{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
-	})
+	s.notReadyTaintPolicy()
 	primary, backup := s.clusters[0], s.clusters[1]
 	for i := range n {
 		d := s.template(fmt.Sprintf("app-%04d", i), "nginx:1.19.0")

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -196,12 +195,7 @@ func TestBugCountdownAcrossRestart(t *testing.T) {
 func TestBugDirectlyFromAnUnreachableCluster(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, s *stage) {
-		s.taintPolicy(policyv1alpha1.ClusterTaintPolicySpec{
-			TargetClusters:     &policyv1alpha1.ClusterAffinity{LabelSelector: stageSelector(s)},
-			AddOnConditions:    []policyv1alpha1.MatchCondition{inFalseUnknown(clusterv1alpha1.ClusterConditionReady)},
-			RemoveOnConditions: []policyv1alpha1.MatchCondition{inTrue(clusterv1alpha1.ClusterConditionReady)},
-			Taints:             []policyv1alpha1.Taint{{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
-		})
+		s.notReadyTaintPolicy()
 		s.deployment("job", 1, "nginx:1.19.0")
 		s.policy("job", appPlacement(s), &policyv1alpha1.FailoverBehavior{Cluster: &policyv1alpha1.ClusterFailoverBehavior{
 			PurgeMode: policyv1alpha1.PurgeModeDirectly,
@@ -233,13 +227,7 @@ func TestBugDirectlyFromAnUnreachableCluster(t *testing.T) {
 // as Karmada's e2e makes a cluster fail.
 func (s *stage) unreachable(cluster string) {
 	s.t.Helper()
-	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		cl := s.cluster(cluster)
-		cl.Spec.APIEndpoint = "https://127.0.0.1:1"
-		return s.c.Update(s.ctx, cl)
-	}); err != nil {
-		s.t.Fatal(err)
-	}
+	s.reconnect(cluster, "https://127.0.0.1:1")
 }
 
 // within checks cond every quarter second for d and reports whether it
@@ -333,12 +321,7 @@ func TestBugUnknownHealthDuringTheCountdown(t *testing.T) {
 func TestBugLongDisconnect(t *testing.T) {
 	t.Parallel()
 	both(t, func(t *testing.T, s *stage) {
-		s.taintPolicy(policyv1alpha1.ClusterTaintPolicySpec{
-			TargetClusters:     &policyv1alpha1.ClusterAffinity{LabelSelector: stageSelector(s)},
-			AddOnConditions:    []policyv1alpha1.MatchCondition{inFalseUnknown(clusterv1alpha1.ClusterConditionReady)},
-			RemoveOnConditions: []policyv1alpha1.MatchCondition{inTrue(clusterv1alpha1.ClusterConditionReady)},
-			Taints:             []policyv1alpha1.Taint{{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
-		})
+		s.notReadyTaintPolicy()
 		s.deployment("config", 1, "nginx:1.19.0")
 		s.policy("config", policyv1alpha1.Placement{ClusterAffinity: &policyv1alpha1.ClusterAffinity{ClusterNames: s.clusters[:1]}}, nil)
 		only := s.waitScheduled("config", 1)[0]
@@ -365,7 +348,8 @@ func TestBugLongDisconnect(t *testing.T) {
 	})
 }
 
-// reconnect gives a stage cluster its API endpoint back.
+// reconnect points a stage cluster's API endpoint at endpoint (its own
+// again, after unreachable).
 func (s *stage) reconnect(cluster, endpoint string) {
 	s.t.Helper()
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

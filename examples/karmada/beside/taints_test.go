@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 )
 
@@ -170,5 +171,18 @@ func TestE2EClusterTaintPolicyMultipleTaints(t *testing.T) {
 		s.waitTaintEvent(target)
 		s.setCondition(target, condition("NetworkReady", metav1.ConditionTrue))
 		s.waitTaints(target, false, noSchedule, noExecute)
+	})
+}
+
+// notReadyTaintPolicy is the ClusterTaintPolicy of Karmada's docs for the
+// stage's clusters: the not-ready NoExecute taint while Ready is False or
+// Unknown, removed when it is True again.
+func (s *stage) notReadyTaintPolicy() {
+	s.t.Helper()
+	s.taintPolicy(policyv1alpha1.ClusterTaintPolicySpec{
+		TargetClusters:     &policyv1alpha1.ClusterAffinity{LabelSelector: stageSelector(s)},
+		AddOnConditions:    []policyv1alpha1.MatchCondition{inFalseUnknown(clusterv1alpha1.ClusterConditionReady)},
+		RemoveOnConditions: []policyv1alpha1.MatchCondition{inTrue(clusterv1alpha1.ClusterConditionReady)},
+		Taints:             []policyv1alpha1.Taint{{Key: clusterv1alpha1.TaintClusterNotReady, Effect: corev1.TaintEffectNoExecute}},
 	})
 }
