@@ -14,6 +14,7 @@ const (
 	FilterEvictionHistory    = "EvictionHistory"
 	FilterSuspended          = "Suspended"
 	FilterClusterAffinity    = "ClusterAffinity"
+	FilterExpiredToleration  = "ExpiredToleration"
 )
 
 // DefaultFilters returns the filters a failover re-placement needs, in the
@@ -63,6 +64,32 @@ func (f taintToleration) Filter(w *Workload, c *Cluster) Status {
 		return Status{Rejected: true, Reason: "the cluster has a NoSchedule taint the workload does not tolerate", Taint: t}
 	}
 	return Fit()
+}
+
+// ExpiredToleration rejects a cluster whose NoExecute taints the workload
+// tolerates, but only for a time that is up as of Workload.Now: the taint
+// manager would evict a copy placed there at once. TaintToleration lets
+// such a cluster through (it ignores tolerationSeconds, as the Kubernetes
+// scheduler does); a scheduler that places for a failover taint manager
+// runs both. The deadline is failover's (TolerationOptions.Evaluate): a
+// taint's TimeAdded plus the toleration's seconds, a taint without
+// TimeAdded counted from Now, tolerationSeconds <= 0 up at once. A NoExecute
+// taint the workload does not tolerate at all is TaintToleration's to
+// reject; this filter lets it through, so each rejection has one author.
+func ExpiredToleration(opts failover.TolerationOptions) Filter {
+	return expiredToleration{opts: opts}
+}
+
+type expiredToleration struct{ opts failover.TolerationOptions }
+
+func (expiredToleration) Name() string { return FilterExpiredToleration }
+
+func (f expiredToleration) Filter(w *Workload, c *Cluster) Status {
+	d := f.opts.Evaluate(c.Taints, w.Tolerations, w.Now)
+	if d.Action != failover.EvictNow || d.Toleration == nil {
+		return Fit()
+	}
+	return Status{Rejected: true, Reason: "the workload's toleration of the cluster's NoExecute taint has run out", Taint: d.Taint}
 }
 
 // EvictionInProgress rejects a cluster the workload is leaving: one named by

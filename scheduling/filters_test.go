@@ -235,3 +235,82 @@ func TestTaintTolerationAgreesWithFailover(t *testing.T) {
 		}
 	}
 }
+
+// TestExpiredToleration: a NoExecute taint tolerated for a time passes until
+// that time is up and is rejected from then on, placed or not; a toleration
+// without seconds, an untolerated taint (TaintToleration's to reject) and
+// other effects never are.
+func TestExpiredToleration(t *testing.T) {
+	added := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	stamped := corev1.Taint{Key: notReadyNoExecute.Key, Effect: corev1.TaintEffectNoExecute, TimeAdded: &metav1.Time{Time: added}}
+	for300 := []corev1.Toleration{{Key: stamped.Key, Operator: corev1.TolerationOpExists, TolerationSeconds: ptr.To[int64](300)}}
+	for0 := []corev1.Toleration{{Key: stamped.Key, Operator: corev1.TolerationOpExists, TolerationSeconds: ptr.To[int64](0)}}
+	forever := []corev1.Toleration{{Key: stamped.Key, Operator: corev1.TolerationOpExists}}
+	tests := []struct {
+		name     string
+		taints   []corev1.Taint
+		tols     []corev1.Toleration
+		now      time.Time
+		placed   bool
+		rejected bool
+	}{
+		{"no taints", nil, for300, added, false, false},
+		{"tolerated, time left", []corev1.Taint{stamped}, for300, added.Add(299 * time.Second), false, false},
+		{"tolerated, time up", []corev1.Taint{stamped}, for300, added.Add(300 * time.Second), false, true},
+		{"time up on a placed cluster", []corev1.Taint{stamped}, for300, added.Add(time.Hour), true, true},
+		{"zero seconds: up at once", []corev1.Taint{stamped}, for0, added, false, true},
+		{"zero seconds on an unstamped taint", []corev1.Taint{notReadyNoExecute}, for0, added, false, true},
+		{"unstamped taint counts from now", []corev1.Taint{notReadyNoExecute}, for300, added.Add(time.Hour), false, false},
+		{"tolerated forever", []corev1.Taint{stamped}, forever, added.Add(time.Hour), false, false},
+		{"untolerated is TaintToleration's", []corev1.Taint{stamped}, nil, added.Add(time.Hour), false, false},
+		{"NoSchedule has no deadline", []corev1.Taint{{Key: stamped.Key, Effect: corev1.TaintEffectNoSchedule, TimeAdded: stamped.TimeAdded}}, for0, added.Add(time.Hour), false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &Workload{Tolerations: tt.tols, Now: tt.now}
+			if tt.placed {
+				w.Placement = []string{"member1"}
+			}
+			st := ExpiredToleration(failover.TolerationOptions{}).Filter(w, &Cluster{Name: "member1", Taints: tt.taints})
+			if st.Rejected != tt.rejected {
+				t.Fatalf("Rejected = %v (%q), want %v", st.Rejected, st.Reason, tt.rejected)
+			}
+			if st.Rejected && (st.Reason == "" || st.Taint == nil || st.Taint.Effect != corev1.TaintEffectNoExecute || !st.Until.IsZero()) {
+				t.Errorf("rejection %+v: want a reason, the NoExecute taint and no expiry", st)
+			}
+		})
+	}
+}
+
+// TestExpiredTolerationAgreesWithFailover: on random taints, tolerations and
+// times, the filter rejects exactly when failover's evaluation evicts now for
+// a tolerated taint, and TaintToleration and ExpiredToleration together
+// reject exactly when it evicts now.
+func TestExpiredTolerationAgreesWithFailover(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := time.Unix(10_000, 0)
+	seconds := []*int64{nil, ptr.To[int64](-1), ptr.To[int64](0), ptr.To[int64](60), ptr.To[int64](600)}
+	for i := 0; i < 20_000; i++ {
+		taints := make([]corev1.Taint, 1+rng.IntN(3))
+		for j := range taints {
+			taints[j] = corev1.Taint{Key: []string{"a", "b"}[rng.IntN(2)], Effect: corev1.TaintEffectNoExecute}
+			if rng.IntN(4) > 0 {
+				taints[j].TimeAdded = &metav1.Time{Time: base.Add(time.Duration(rng.IntN(1200)) * time.Second)}
+			}
+		}
+		tolerations := make([]corev1.Toleration, rng.IntN(3))
+		for j := range tolerations {
+			tolerations[j] = corev1.Toleration{Key: []string{"a", "b", ""}[rng.IntN(3)], Operator: corev1.TolerationOpExists, TolerationSeconds: seconds[rng.IntN(len(seconds))]}
+		}
+		now := base.Add(time.Duration(rng.IntN(2400)) * time.Second)
+		w := &Workload{Tolerations: tolerations, Now: now}
+		c := &Cluster{Name: "c", Taints: taints}
+		opts := failover.TolerationOptions{}
+		d := opts.Evaluate(taints, tolerations, now)
+		expired := ExpiredToleration(opts).Filter(w, c).Rejected
+		either := expired || TaintToleration(opts).Filter(w, c).Rejected
+		if expired != (d.Action == failover.EvictNow && d.Toleration != nil) || either != (d.Action == failover.EvictNow) {
+			t.Fatalf("taints %v tolerations %v now %v: failover %s (toleration %v), expired rejected=%v, either=%v", taints, tolerations, now, d.Action, d.Toleration, expired, either)
+		}
+	}
+}
