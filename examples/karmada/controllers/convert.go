@@ -36,45 +36,28 @@ func toStatePreservation(sp *policyv1alpha1.StatePreservation) *preservation.Sta
 // mergeFailover builds the library's failover policy from Karmada's
 // spec.failover and the fleetover extension (either may be nil).
 func mergeFailover(k *policyv1alpha1.FailoverBehavior, ext *PolicyExtension) *failover.FailoverBehavior {
-	var out *failover.FailoverBehavior
-	ensure := func() *failover.FailoverBehavior {
-		if out == nil {
-			out = &failover.FailoverBehavior{}
-		}
+	out := ext.Behavior()
+	if k == nil || (k.Application == nil && k.Cluster == nil) {
 		return out
 	}
-	if k != nil && k.Application != nil {
-		a := k.Application
-		ensure().Application = &failover.ApplicationFailoverBehavior{
-			DecisionConditions: failover.DecisionConditions{TolerationSeconds: a.DecisionConditions.TolerationSeconds},
-			PurgeMode:          eviction.PurgeMode(a.PurgeMode),
-			GracePeriodSeconds: a.GracePeriodSeconds,
-			StatePreservation:  toStatePreservation(a.StatePreservation),
-		}
+	if out == nil {
+		out = &failover.FailoverBehavior{}
 	}
-	if k != nil && k.Cluster != nil {
-		ensure().Cluster = &failover.ClusterFailoverBehavior{
-			PurgeMode:         eviction.PurgeMode(k.Cluster.PurgeMode),
-			StatePreservation: toStatePreservation(k.Cluster.StatePreservation),
+	if a := k.Application; a != nil {
+		if out.Application == nil {
+			out.Application = &failover.ApplicationFailoverBehavior{}
 		}
+		out.Application.DecisionConditions = failover.DecisionConditions{TolerationSeconds: a.DecisionConditions.TolerationSeconds}
+		out.Application.PurgeMode = eviction.PurgeMode(a.PurgeMode)
+		out.Application.GracePeriodSeconds = a.GracePeriodSeconds
+		out.Application.StatePreservation = toStatePreservation(a.StatePreservation)
 	}
-	if ext == nil {
-		return out
-	}
-	if e := ext.Application; e != nil {
-		fb := ensure()
-		if fb.Application == nil {
-			fb.Application = &failover.ApplicationFailoverBehavior{}
+	if c := k.Cluster; c != nil {
+		if out.Cluster == nil {
+			out.Cluster = &failover.ClusterFailoverBehavior{}
 		}
-		fb.Application.PreConditions = e.PreConditions
-		fb.Application.BlockPredecessorSeconds = e.BlockPredecessorSeconds
-	}
-	if e := ext.Cluster; e != nil {
-		fb := ensure()
-		if fb.Cluster == nil {
-			fb.Cluster = &failover.ClusterFailoverBehavior{}
-		}
-		fb.Cluster.GracePeriodSeconds = e.GracePeriodSeconds
+		out.Cluster.PurgeMode = eviction.PurgeMode(c.PurgeMode)
+		out.Cluster.StatePreservation = toStatePreservation(c.StatePreservation)
 	}
 	return out
 }

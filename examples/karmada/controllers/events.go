@@ -1,6 +1,9 @@
 package controllers
 
 import (
+	"fmt"
+	"unicode/utf8"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,7 +42,27 @@ func (s *EventSink) eventWithAction(obj runtime.Object, eventType, reason, actio
 	if s == nil || s.Recorder == nil {
 		return
 	}
-	s.Recorder.Eventf(obj, nil, eventType, reason, action, format, args...)
+	s.Recorder.Eventf(obj, nil, eventType, reason, action, "%s", eventNote(fmt.Sprintf(format, args...)))
+}
+
+// maxEventNote is the longest note the API server takes in an event
+// (events.k8s.io/v1 validation); a longer one is refused and the event
+// lost.
+const maxEventNote = 1024
+
+// eventNote cuts a note to maxEventNote bytes, at a rune boundary, ending
+// in "..." so a reader sees it was cut. A note that lists every rejected
+// cluster of a large fleet is the usual one.
+func eventNote(note string) string {
+	if len(note) <= maxEventNote {
+		return note
+	}
+	const ellipsis = "..."
+	cut := maxEventNote - len(ellipsis)
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + ellipsis
 }
 
 // evicted records Karmada's eviction event, in Karmada's words, on the

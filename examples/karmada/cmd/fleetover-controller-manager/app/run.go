@@ -11,10 +11,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -82,12 +85,22 @@ func Run(ctx context.Context, cfg *rest.Config, o *Options, log logr.Logger, sta
 		LeaderElection:          k.LeaderElect,
 		LeaderElectionID:        LeaderElectionID,
 		LeaderElectionNamespace: k.LeaderElectResourceNamespace,
-		LeaseDuration:           ptr.To(k.LeaderElectLeaseDuration),
-		RenewDeadline:           ptr.To(k.LeaderElectRenewDeadline),
-		RetryPeriod:             ptr.To(k.LeaderElectRetryPeriod),
-		Metrics:                 metricsserver.Options{BindAddress: k.MetricsBindAddress},
-		HealthProbeBindAddress:  k.HealthProbeBindAddress,
-		PprofBindAddress:        pprof,
+		// Run returns only for the process to end (or, in a test, to run
+		// again): the Lease is handed over at once rather than after its
+		// duration, so a rolling update leaves no gap in failover.
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 ptr.To(k.LeaderElectLeaseDuration),
+		RenewDeadline:                 ptr.To(k.LeaderElectRenewDeadline),
+		RetryPeriod:                   ptr.To(k.LeaderElectRetryPeriod),
+		// The controllers read the member clusters' Leases only, in
+		// karmada-cluster: a cache of that namespace alone needs no
+		// permission on the Leases of any other (deploy/'s RBAC).
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&coordinationv1.Lease{}: {Namespaces: map[string]cache.Config{controllers.ClusterLeaseNamespace: {}}},
+		}},
+		Metrics:                metricsserver.Options{BindAddress: k.MetricsBindAddress},
+		HealthProbeBindAddress: k.HealthProbeBindAddress,
+		PprofBindAddress:       pprof,
 		// controller-runtime refuses a controller name a process used
 		// before; a second Run in one process (a test restarting the
 		// manager) must say it means it.
