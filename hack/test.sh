@@ -35,7 +35,7 @@
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
 # (default: all; ids: library apidiff graph floor-go newest conformance
-# kube-assets karmada beside ocm), for a rerun of one part.
+# scheduler kube-assets karmada beside ocm), for a rerun of one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,6 +103,18 @@ conformance() {
   (cd hack/conformance && go vet ./... && go test -count=1 -timeout=15m . -cases=3000)
 }
 
+# fleetover's filter plugins in Karmada's own scheduler, and the annotation
+# reader they share with the reference controllers: modules of their own.
+# The scheduler's is on the Kubernetes release of the Karmada it embeds
+# (Karmada v1.18.1, k8s.io v0.35.3, as the conformance test), and its vet
+# compiles what the beside step's build of the scheduler links. Not raced:
+# the plugins keep no state, and the scheduling framework that calls them
+# concurrently is Karmada's.
+karmada_scheduler() {
+  (cd examples/karmada/carrier && go vet ./... && go test -count=1 -timeout=5m ./...)
+  (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -count=1 -timeout=5m ./...)
+}
+
 # The binaries the integration tests start (kube-apiserver, etcd and
 # Karmada's components) are the longest build of a first run: it starts in
 # the background at once, beside the library's steps, and the step that
@@ -165,6 +177,7 @@ step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
 step floor-go "library vet with ${floor_go}" floor_toolchain
 step newest "library at the newest k8s.io (vet, test -race)" bash hack/test-newest.sh
 step conformance "conformance against Karmada's own code" conformance
+step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler
 step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
 step karmada "examples/karmada (real kube-apiserver, -race)" examples_karmada
 step beside "beside the real Karmada (its control plane, K and F, -race)" beside_karmada

@@ -61,6 +61,12 @@ type Options struct {
 	ControllerManagerArgs []string
 	// SchedulerArgs are added to karmada-scheduler's.
 	SchedulerArgs []string
+	// Scheduler is the binary run as the control plane's scheduler in
+	// place of the assets' karmada-scheduler: a build of Karmada's
+	// scheduler with out-of-tree plugins, such as
+	// fleetover-karmada-scheduler. It takes karmada-scheduler's flags and
+	// keeps its name in logs. Empty: karmada-scheduler from Assets.
+	Scheduler string
 	// Fleetover runs fleetover-controller-manager against the control
 	// plane in configuration FleetoverBeside, until ctx ends; the harness
 	// gives it the control plane's kubeconfig.
@@ -68,6 +74,15 @@ type Options struct {
 	// Dir holds the control plane's files (kubeconfigs, certificates,
 	// logs); empty is a new temporary folder, removed by Stop.
 	Dir string
+	// AuditUsers, when set, has karmada-apiserver keep an audit log of
+	// these users' requests (ControlPlane.Audit).
+	AuditUsers []string
+	// Identities, when set, is called once karmada-apiserver serves
+	// (Karmada's CRDs, the aggregated Cluster API, the webhook) and before
+	// any controller starts. It returns the kubeconfigs the scheduler and
+	// fleetover-controller-manager run with; an empty one is the
+	// administrator's.
+	Identities func(ctx context.Context, cp *ControlPlane) (scheduler, fleetover string, err error)
 }
 
 // ControlPlane is one Karmada control plane.
@@ -85,6 +100,10 @@ type ControlPlane struct {
 	cancel   context.CancelFunc
 	fleetErr chan error
 	ownDir   bool
+	auditLog string
+	// The kubeconfigs of the scheduler and fleetover-controller-manager
+	// (Options.Identities).
+	schedulerKubeconfig, fleetoverKubeconfig string
 }
 
 // Start brings a control plane up: karmada-apiserver with Karmada's CRDs,
@@ -127,6 +146,19 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err := cp.startWebhook(ctx, ca); err != nil {
 		return nil, err
 	}
+	cp.schedulerKubeconfig, cp.fleetoverKubeconfig = cp.Kubeconfig, cp.Kubeconfig
+	if opts.Identities != nil {
+		scheduler, fleetover, err := opts.Identities(ctx, cp)
+		if err != nil {
+			return nil, fmt.Errorf("identities: %w", err)
+		}
+		if scheduler != "" {
+			cp.schedulerKubeconfig = scheduler
+		}
+		if fleetover != "" {
+			cp.fleetoverKubeconfig = fleetover
+		}
+	}
 	if err := cp.startKarmadaComponents(ctx); err != nil {
 		return nil, err
 	}
@@ -140,7 +172,7 @@ func (cp *ControlPlane) startFleetover() {
 	fctx, cancel := context.WithCancel(context.Background())
 	cp.cancel = cancel
 	cp.fleetErr = make(chan error, 1)
-	go func() { cp.fleetErr <- cp.Fleetover(fctx, cp.Kubeconfig) }()
+	go func() { cp.fleetErr <- cp.Fleetover(fctx, cp.fleetoverKubeconfig) }()
 }
 
 // ControllerManager names the component that runs the failover
@@ -213,6 +245,18 @@ func (cp *ControlPlane) startAPIServer(ca *authority) error {
 	args.Set("proxy-client-key-file", files["front-proxy-client.key"])
 	// No kube-proxy runs: the aggregator dials the Service's endpoint.
 	args.Set("enable-aggregator-routing", "true")
+	if len(cp.AuditUsers) > 0 {
+		policy, err := writeFiles(cp.Dir, map[string][]byte{"audit-policy.yaml": auditPolicy(cp.AuditUsers)})
+		if err != nil {
+			return err
+		}
+		cp.auditLog = filepath.Join(cp.Dir, "audit.log")
+		args.Set("audit-policy-file", policy["audit-policy.yaml"])
+		args.Set("audit-log-path", cp.auditLog)
+		// Written as requests complete, so a test reads every request made
+		// before it looks.
+		args.Set("audit-log-mode", "blocking")
+	}
 	if _, err := cp.env.Start(); err != nil {
 		return fmt.Errorf("start karmada-apiserver (kube-apiserver and etcd from %s): %w", cp.Assets, err)
 	}
@@ -381,6 +425,9 @@ func (cp *ControlPlane) startKarmadaComponents(ctx context.Context) error {
 		}, cp.SchedulerArgs...)},
 	} {
 		binary, err := binaryIn(cp.Assets, c.name)
+		if c.name == "karmada-scheduler" && cp.Scheduler != "" {
+			binary, err = cp.Scheduler, nil
+		}
 		if err != nil {
 			return err
 		}
@@ -392,8 +439,12 @@ func (cp *ControlPlane) startKarmadaComponents(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		kubeconfig := cp.Kubeconfig
+		if c.name == "karmada-scheduler" {
+			kubeconfig = cp.schedulerKubeconfig
+		}
 		args := append([]string{
-			"--kubeconfig=" + cp.Kubeconfig,
+			"--kubeconfig=" + kubeconfig,
 			"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(metricsPort),
 			"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(healthPort),
 		}, c.args...)
@@ -414,6 +465,14 @@ func (cp *ControlPlane) startKarmadaComponents(ctx context.Context) error {
 	return nil
 }
 
+// ReplacedControllers are the controllers of karmada-controller-manager
+// that fleetover-controller-manager replaces in configuration F, besides
+// the taint manager (--enable-taint-manager=false): turned off with
+// --controllers, as deploy/karmada-values.yaml does in Karmada's chart.
+func ReplacedControllers() []string {
+	return []string{"gracefulEviction", "applicationFailover", "clustertaintpolicy"}
+}
+
 // controllerManagerArgs are karmada-controller-manager's flags: those of
 // Karmada's deploy file (artifacts/deploy/karmada-controller-manager.yaml),
 // without leader election (one replica), and in configuration F the four
@@ -428,9 +487,11 @@ func (cp *ControlPlane) controllerManagerArgs() []string {
 		"--leader-elect=false",
 	}
 	if cp.Configuration == FleetoverBeside {
-		return append(args,
-			"--controllers=*,hpaScaleTargetMarker,deploymentReplicasSyncer,-gracefulEviction,-applicationFailover,-clustertaintpolicy",
-			"--enable-taint-manager=false")
+		controllers := "--controllers=*,hpaScaleTargetMarker,deploymentReplicasSyncer"
+		for _, c := range ReplacedControllers() {
+			controllers += ",-" + c
+		}
+		return append(args, controllers, "--enable-taint-manager=false")
 	}
 	return append(args, "--controllers=*,hpaScaleTargetMarker,deploymentReplicasSyncer")
 }

@@ -77,6 +77,12 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
+	binDir, err := os.MkdirTemp("", "fleetover-beside-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		return 1
+	}
+	defer os.RemoveAll(binDir)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
@@ -111,7 +117,10 @@ func run(m *testing.M) int {
 				}
 			}
 			if c == beside.FleetoverBeside {
-				opts.Fleetover = runFleetover
+				if err := installFleetover(&opts, binDir); err != nil {
+					fail(err)
+					return
+				}
 			}
 			cp, err := beside.Start(ctx, opts)
 			if err != nil {
@@ -139,6 +148,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	if err := checkRBAC(ctx, planes[beside.FleetoverBeside], fullRun()); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
 	fmt.Printf("Karmada's failover bugs, side by side:\n%s", outcomeTable())
 	if code == 0 && fullRun() && (*update || *checkDocs) {
 		if err := checkDocumentedTable(docsPath, *update); err != nil {
@@ -172,25 +185,64 @@ func fullRun() bool {
 	return f == nil || f.Value.String() == ""
 }
 
+// installFleetover sets configuration F up as deploy/ installs it:
+// fleetover-karmada-scheduler in place of karmada-scheduler, and both it
+// and fleetover-controller-manager with the arguments of their
+// Deployments, as the ServiceAccounts of their karmada-apiserver bases,
+// with those bases' RBAC and nothing more. The API server keeps an audit
+// log of both identities' requests (checkRBAC).
+func installFleetover(opts *beside.Options, binDir string) error {
+	scheduler, err := buildScheduler(binDir)
+	if err != nil {
+		return err
+	}
+	opts.Scheduler = scheduler
+	if opts.SchedulerArgs, err = deploymentArgs(schedulerComponent); err != nil {
+		return err
+	}
+	managerArgs, err := deploymentArgs(managerComponent)
+	if err != nil {
+		return err
+	}
+	opts.Fleetover = func(ctx context.Context, kubeconfig string) error {
+		return runFleetover(ctx, kubeconfig, managerArgs)
+	}
+	opts.AuditUsers = []string{serviceAccountUser(managerComponent), serviceAccountUser(schedulerComponent)}
+	opts.Identities = func(ctx context.Context, cp *beside.ControlPlane) (string, string, error) {
+		for _, c := range []string{managerComponent, schedulerComponent} {
+			objs, err := beside.Kustomize(filepath.Join(deployDir, c, "karmada-apiserver"))
+			if err != nil {
+				return "", "", err
+			}
+			if err := beside.Apply(ctx, cp.Client, objs, false); err != nil {
+				return "", "", err
+			}
+		}
+		sched, err := cp.ServiceAccountKubeconfig(ctx, beside.NamespaceSystem, schedulerComponent, 24*time.Hour)
+		if err != nil {
+			return "", "", err
+		}
+		mgr, err := cp.ServiceAccountKubeconfig(ctx, beside.NamespaceSystem, managerComponent, 24*time.Hour)
+		return sched, mgr, err
+	}
+	return nil
+}
+
 // runFleetover is configuration F's fleetover-controller-manager: the
-// binary's own Run, in this process, with the arguments an operator gives
-// it beside Karmada.
-func runFleetover(ctx context.Context, kubeconfig string) error {
+// binary's own Run, in this process, with the arguments of its Deployment
+// and the harness's.
+func runFleetover(ctx context.Context, kubeconfig string, deployed []string) error {
 	o := app.NewOptions()
 	fs := flag.NewFlagSet("fleetover-controller-manager", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	o.AddFlags(fs)
-	args := append([]string{
-		"--kubeconfig=" + kubeconfig,
-		"--fleetover-mode=beside-karmada",
+	args := append(append([]string{"--kubeconfig=" + kubeconfig}, deployed...),
 		"--feature-gates=AllAlpha=true,AllBeta=true",
-		"--enable-no-execute-taint-eviction=true",
-		"--leader-elect=false",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
 		// Each scenario's clusters are a zone (see newStage).
-		"--fleetover-pace-by-zone",
-	}, timings...)
+		"--fleetover-pace-by-zone")
+	args = append(args, timings...)
 	if err := o.Parse(args); err != nil {
 		return err
 	}
@@ -221,6 +273,26 @@ func runFleetover(ctx context.Context, kubeconfig string) error {
 		return nil
 	}
 	return err
+}
+
+// schedulerModule is fleetover-karmada-scheduler's module, its own: it
+// builds on the Kubernetes release of the Karmada it embeds.
+const schedulerModule = "../cmd/fleetover-karmada-scheduler"
+
+// buildScheduler builds fleetover-karmada-scheduler, configuration F's
+// scheduler, into dir and returns the binary: Karmada's
+// scheduler of karmadaModule's release with fleetover's plugins. The build
+// is Go's, cached: a rerun links only. It has go vet's flags, so what
+// hack/test.sh's scheduler step compiled for vet is not compiled again.
+func buildScheduler(dir string) (string, error) {
+	out := filepath.Join(dir, "fleetover-karmada-scheduler")
+	cmd := exec.Command("go", "build", "-o", out, ".")
+	cmd.Dir = schedulerModule
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", schedulerModule, err, b)
+	}
+	return out, nil
 }
 
 // moduleDir downloads a module at an exact version (a no-op when cached)

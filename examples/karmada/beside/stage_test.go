@@ -155,8 +155,8 @@ func (s *stage) deployment(name string, replicas int32, image string) *appsv1.De
 }
 
 // policy creates a PropagationPolicy of the Deployment name with the
-// placement and failover behaviour given.
-func (s *stage) policy(name string, placement policyv1alpha1.Placement, fb *policyv1alpha1.FailoverBehavior) *policyv1alpha1.PropagationPolicy {
+// placement and failover behaviour given, and then what edits set.
+func (s *stage) policy(name string, placement policyv1alpha1.Placement, fb *policyv1alpha1.FailoverBehavior, edits ...func(*policyv1alpha1.PropagationPolicy)) *policyv1alpha1.PropagationPolicy {
 	s.t.Helper()
 	p := &policyv1alpha1.PropagationPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: s.ns, Name: name},
@@ -167,6 +167,9 @@ func (s *stage) policy(name string, placement policyv1alpha1.Placement, fb *poli
 			// karmada-webhook refuses application failover without it.
 			PropagateDeps: fb != nil && fb.Application != nil,
 		},
+	}
+	for _, edit := range edits {
+		edit(p)
 	}
 	if err := s.c.Create(s.ctx, p); err != nil {
 		s.t.Fatal(err)
@@ -240,16 +243,19 @@ func (s *stage) waitOnMember(cluster, name string, exists bool) *appsv1.Deployme
 	return d
 }
 
-// taint adds (or, with add false, removes) a taint on a cluster.
+// taint adds (or, with add false, removes) a taint on a cluster, added now
+// unless the taint says when.
 func (s *stage) taint(cluster string, taint corev1.Taint, add bool) {
 	s.t.Helper()
 	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cl := s.cluster(cluster)
 		cl.Spec.Taints = slices.DeleteFunc(cl.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&taint) })
 		if add {
-			now := metav1.Now()
 			t := taint
-			t.TimeAdded = &now
+			if t.TimeAdded == nil {
+				now := metav1.Now()
+				t.TimeAdded = &now
+			}
 			cl.Spec.Taints = append(cl.Spec.Taints, t)
 		}
 		return s.c.Update(s.ctx, cl)
