@@ -95,6 +95,25 @@ func (f *fixture) failoverEvents(log *eventLog, name string) []string {
 	return reasonsOf(log.of(f.ns+"/"+name, controllers.FailoverChangedAction))
 }
 
+// stopWithFailoverEvents waits until the Failover events of name are want,
+// stops the controllers, and checks that they still are: exactly those,
+// none lost, none added by a reconcile in flight. The event of a change
+// follows its condition's write within the same reconcile; stopping as
+// soon as the condition shows could cancel that reconcile between the two
+// (the write lands, the client sees its context canceled), which is a
+// shutdown's loss, not a double or missing announcement.
+func (f *fixture) stopWithFailoverEvents(log *eventLog, name string, want []string) {
+	f.t.Helper()
+	f.eventually(fmt.Sprintf("Failover events of %s %v", name, want), func() (bool, string) {
+		got := f.failoverEvents(log, name)
+		return slices.Equal(got, want), fmt.Sprint(got)
+	})
+	f.stopControllers() // waits for every reconcile in flight
+	if got := f.failoverEvents(log, name); !slices.Equal(got, want) {
+		f.t.Fatalf("Failover events %v, want exactly one per change of reason: %v", got, want)
+	}
+}
+
 // Story 9: the binding says where its failover stands. A cluster gets a
 // NoExecute taint the workload tolerates for a minute: the Failover
 // condition says the toleration runs until then (and fleetover-explain
@@ -198,11 +217,7 @@ func TestStory9FailoverConditionFollowsAnOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitBinding("web", "label seen", func(rb *workv1alpha2.ResourceBinding) bool { return rb.Labels["touched"] == "yes" })
-	f.stopControllers() // waits for every reconcile in flight
-	want := []string{controllers.ReasonTolerationNotExpired, controllers.ReasonWaitingForReplacement, controllers.ReasonSettled}
-	if got := f.failoverEvents(events, "web"); !slices.Equal(got, want) {
-		t.Fatalf("Failover events %v, want exactly one per change of reason: %v", got, want)
-	}
+	f.stopWithFailoverEvents(events, "web", []string{controllers.ReasonTolerationNotExpired, controllers.ReasonWaitingForReplacement, controllers.ReasonSettled})
 	out, code = f.explainCommand(target)
 	if code != explainapp.ExitSettled {
 		t.Fatalf("fleetover-explain exited %d after the failover, want %d:\n%s", code, explainapp.ExitSettled, out)
@@ -261,11 +276,7 @@ func TestStory9DirectlyWaitingForTheOldCopyIsExplained(t *testing.T) {
 	f.waitCondition("job", metav1.ConditionTrue, controllers.ReasonWaitingForReplacement)
 	f.setHealth("job", healthItem(newCluster, "Healthy", nil))
 	f.waitCondition("job", metav1.ConditionFalse, controllers.ReasonSettled)
-	f.stopControllers()
-	want := []string{controllers.ReasonWaitingForOldCopy, controllers.ReasonWaitingForReplacement, controllers.ReasonSettled}
-	if got := f.failoverEvents(events, "job"); !slices.Equal(got, want) {
-		t.Fatalf("Failover events %v, want %v", got, want)
-	}
+	f.stopWithFailoverEvents(events, "job", []string{controllers.ReasonWaitingForOldCopy, controllers.ReasonWaitingForReplacement, controllers.ReasonSettled})
 }
 
 // Story 9, no feasible cluster: the workload must leave its cluster and no
@@ -482,9 +493,5 @@ func TestStory9ApplicationTolerationIsExplained(t *testing.T) {
 		return slices.Equal(clusterNames(rb), []string{second})
 	})
 	f.waitCondition("api", metav1.ConditionTrue, controllers.ReasonWaitingForReplacement)
-	f.stopControllers()
-	want := []string{controllers.ReasonApplicationTolerationNotExpired, controllers.ReasonWaitingForReplacement}
-	if got := f.failoverEvents(events, "api"); !slices.Equal(got, want) {
-		t.Fatalf("Failover events %v, want %v", got, want)
-	}
+	f.stopWithFailoverEvents(events, "api", []string{controllers.ReasonApplicationTolerationNotExpired, controllers.ReasonWaitingForReplacement})
 }
