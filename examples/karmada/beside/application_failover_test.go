@@ -95,11 +95,8 @@ func TestE2EApplicationFailoverGracePeriodRunsOut(t *testing.T) {
 			GracePeriodSeconds: ptr.To[int32](10),
 		}})
 		from := s.waitScheduled("web", 1)
-		d := s.waitOnMember(from[0], "web", true)
-		s.eventually("web ready on "+from[0], func() (bool, string) {
-			d = s.onMember(from[0], "web")
-			return d != nil && d.Status.ReadyReplicas == 1, fmt.Sprint(d != nil)
-		})
+		s.waitOnMember(from[0], "web", true)
+		s.waitReady(from[0], "web")
 		begin := time.Now()
 		s.makeUnhealthy("web", s.clusters)
 		s.waitImage(from[0], "web", "fake/nginx:1.19.0")

@@ -143,10 +143,7 @@ func TestPluginEvictionHistory(t *testing.T) {
 			}})
 		s.waitScheduled("web", 2)
 		left := s.clusters[0]
-		s.eventually("web ready on "+left, func() (bool, string) {
-			d := s.onMember(left, "web")
-			return d != nil && d.Status.ReadyReplicas == 1, fmt.Sprint(d != nil)
-		})
+		s.waitReady(left, "web")
 		s.makeUnhealthy("web", []string{left})
 		// Both sides record Karmada's eviction event; the task itself may
 		// come and go between two looks (the workload is healthy on the

@@ -243,6 +243,16 @@ func (s *stage) waitOnMember(cluster, name string, exists bool) *appsv1.Deployme
 	return d
 }
 
+// waitReady waits until the one-replica Deployment name is ready on
+// cluster's member.
+func (s *stage) waitReady(cluster, name string) {
+	s.t.Helper()
+	s.eventually(name+" ready on "+cluster, func() (bool, string) {
+		d := s.onMember(cluster, name)
+		return d != nil && d.Status.ReadyReplicas == 1, fmt.Sprint(d != nil)
+	})
+}
+
 // taint adds (or, with add false, removes) a taint on a cluster, added now
 // unless the taint says when.
 func (s *stage) taint(cluster string, taint corev1.Taint, add bool) {

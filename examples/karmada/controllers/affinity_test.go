@@ -16,6 +16,7 @@ import (
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/examples/karmada/carrier"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/scheduling"
 	"github.com/fleetover/fleetover/why"
@@ -471,7 +472,7 @@ func TestReplaceLostUndoesAHeldEviction(t *testing.T) {
 	if len(rb.Spec.GracefulEvictionTasks) != 1 || rb.Spec.GracefulEvictionTasks[0].FromCluster != "x" {
 		t.Fatalf("tasks %+v, want x's alone", rb.Spec.GracefulEvictionTasks)
 	}
-	got, err := decodeEvictionHistory(rb.GetAnnotations())
+	got, err := carrier.DecodeEvictionHistory(rb.GetAnnotations())
 	if err != nil || len(got) != 1 || got[0].ClusterName != "x" {
 		t.Fatalf("history %+v (%v), want x's entry alone", got, err)
 	}

@@ -92,18 +92,11 @@ func setAnnotation(obj client.Object, key string, v any) bool {
 	return true
 }
 
-func annotationPath(key string) *field.Path { return carrier.Path(key) }
-
 // DecodePolicyExtension reads PolicyExtensionAnnotation from annotations
 // (carrier.DecodePolicyExtension). It returns nil when the annotation is
 // absent.
 func DecodePolicyExtension(annotations map[string]string) (*PolicyExtension, error) {
 	return carrier.DecodePolicyExtension(annotations)
-}
-
-// decodeEvictionHistory reads EvictionHistoryAnnotation.
-func decodeEvictionHistory(annotations map[string]string) (eviction.EvictionHistory, error) {
-	return carrier.DecodeEvictionHistory(annotations)
 }
 
 // setEvictionHistory stores h; an empty history removes the annotation.
@@ -122,7 +115,7 @@ func decodeRecords(annotations map[string]string) ([]failover.WorkloadHealthReco
 		return nil, nil
 	}
 	if len(errs) == 0 {
-		path := annotationPath(ApplicationHealthRecordsAnnotation).Child("records")
+		path := carrier.Path(ApplicationHealthRecordsAnnotation).Child("records")
 		seen := map[string]bool{}
 		for i, r := range doc.Records {
 			if r.ClusterName == "" {
@@ -154,7 +147,7 @@ func decodeStatusObservations(annotations map[string]string) ([]StatusObservatio
 		return nil, nil
 	}
 	if len(errs) == 0 {
-		path := annotationPath(StatusObservationsAnnotation).Child("clusters")
+		path := carrier.Path(StatusObservationsAnnotation).Child("clusters")
 		seen := map[string]bool{}
 		for i, o := range doc.Clusters {
 			switch {
@@ -237,5 +230,5 @@ func statusItems(status *workv1alpha2.ResourceBindingStatus) []statusItem {
 // EvictionHistoryOf returns the eviction history a binding carries in
 // EvictionHistoryAnnotation.
 func EvictionHistoryOf(binding client.Object) (eviction.EvictionHistory, error) {
-	return decodeEvictionHistory(binding.GetAnnotations())
+	return carrier.DecodeEvictionHistory(binding.GetAnnotations())
 }

@@ -12,6 +12,7 @@ import (
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
+	"github.com/fleetover/fleetover/examples/karmada/carrier"
 	"github.com/fleetover/fleetover/failover"
 )
 
@@ -51,10 +52,10 @@ func FuzzAnnotationCarriers(f *testing.F) {
 				t.Fatalf("a decoded extension was dropped: %+v", ext)
 			}
 		}
-		if h, err := decodeEvictionHistory(annotations); err == nil {
+		if h, err := carrier.DecodeEvictionHistory(annotations); err == nil {
 			c := rb.DeepCopy()
 			setEvictionHistory(c, h)
-			again, err := decodeEvictionHistory(c.Annotations)
+			again, err := carrier.DecodeEvictionHistory(c.Annotations)
 			if err != nil || len(again) != len(h) {
 				t.Fatalf("history does not round-trip: %v, %v", again, err)
 			}

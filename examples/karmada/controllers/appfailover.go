@@ -16,6 +16,7 @@ import (
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/examples/karmada/carrier"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/failover/health"
 	"github.com/fleetover/fleetover/suspension"
@@ -160,7 +161,7 @@ func (a *ApplicationFailoverController) Reconcile(ctx context.Context, req recon
 			return false
 		}
 		d.next = det.NextCheck
-		history, err := decodeEvictionHistory(rb.GetAnnotations())
+		history, err := carrier.DecodeEvictionHistory(rb.GetAnnotations())
 		if err != nil {
 			d.warnings = append(d.warnings, err.Error())
 		}

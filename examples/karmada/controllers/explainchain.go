@@ -12,6 +12,7 @@ import (
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
+	"github.com/fleetover/fleetover/examples/karmada/carrier"
 	"github.com/fleetover/fleetover/fencing"
 	"github.com/fleetover/fleetover/why"
 )
@@ -120,7 +121,7 @@ func whyInput(f *explainFacts, cfg ExplainConfig, now time.Time) why.Input {
 	}
 	defaults := defaultTolerations{config: cfg.DefaultTolerations, none: cfg.NoDefaultTolerations}
 	in.Tolerations = defaults.add(tolerations)
-	history, _ := decodeEvictionHistory(f.binding.GetAnnotations())
+	history, _ := carrier.DecodeEvictionHistory(f.binding.GetAnnotations())
 	// The group in use, then the later groups of clusterAffinities, as
 	// the scheduler tries them.
 	for i, term := range affinityTerms(spec.Placement, status.SchedulerObservedAffinityName) {

@@ -19,6 +19,7 @@ import (
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/examples/karmada/carrier"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/scheduling"
 )
@@ -102,7 +103,7 @@ func (s *FailoverScheduler) Reconcile(ctx context.Context, req reconcile.Request
 			return false
 		}
 		block := blockSeconds(fb)
-		history, err := decodeEvictionHistory(rb.GetAnnotations())
+		history, err := carrier.DecodeEvictionHistory(rb.GetAnnotations())
 		if err != nil {
 			problems = append(problems, err.Error())
 		}

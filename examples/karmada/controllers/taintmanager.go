@@ -23,6 +23,7 @@ import (
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 
 	"github.com/fleetover/fleetover/eviction"
+	"github.com/fleetover/fleetover/examples/karmada/carrier"
 	"github.com/fleetover/fleetover/failover"
 	"github.com/fleetover/fleetover/suspension"
 )
@@ -355,7 +356,7 @@ func (m *TaintManager) evict(ctx context.Context, rb client.Object, fb *failover
 			// What the scheduler would do next with this binding, in this
 			// write. A history that cannot be read, or no cluster that
 			// fits, is left to the scheduler, which reports it.
-			if history, err := decodeEvictionHistory(b.GetAnnotations()); err == nil {
+			if history, err := carrier.DecodeEvictionHistory(b.GetAnnotations()); err == nil {
 				_, affinityName, _, _ = replaceLost(b, fl, bindingOldCopies(ctx, m.Client, b), history, blockSeconds(fb), m.defaultTolerations(), m.Planner.Tolerations, planned.CreatedAt)
 			}
 		}
