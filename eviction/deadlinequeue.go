@@ -323,6 +323,14 @@ func (q *deadlineQueue[K]) Get() (key K, shutdown bool) {
 				return key, false
 			}
 			q.armTimerLocked(q.heap[0].at, now)
+			if toNanos(q.clock.Now()) != now {
+				// The clock moved between the read and the arming, and
+				// a timer counts from the time it is armed: it would fire
+				// late by that much, or, under a fake clock that is not
+				// stepped again, never. Look again from the new time.
+				q.timerArmed = false
+				continue
+			}
 			timerC = q.timer.C()
 		}
 		if q.wake == nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -155,6 +156,48 @@ func TestDeadlineQueueGetBlocksUntilDue(t *testing.T) {
 	clk.SetTime(t0.Add(10 * time.Second))
 	if k := <-got; k != "late" {
 		t.Fatalf("got %s second", k)
+	}
+}
+
+// steppingClock is a fake clock that another goroutine steps at the worst
+// moment: between a waiting Get's reading of the time and its arming of
+// the timer (the first NewTimer).
+type steppingClock struct {
+	*clocktesting.FakeClock
+	step time.Duration
+	once sync.Once
+}
+
+func (c *steppingClock) NewTimer(d time.Duration) clock.Timer {
+	c.once.Do(func() { c.FakeClock.Step(c.step) })
+	return c.FakeClock.NewTimer(d)
+}
+
+// A step between reading the time and arming the timer does not make the
+// timer late: the key is handed out when the clock reaches its deadline,
+// not a step after it (under a fake clock stepped no further, never).
+func TestDeadlineQueueClockStepWhileArming(t *testing.T) {
+	clk := &steppingClock{FakeClock: clocktesting.NewFakeClock(t0), step: 5 * time.Second}
+	q := mustOK(NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clk}))
+	q.Add("due", t0.Add(10*time.Second))
+	got := make(chan string, 1)
+	go func() {
+		if k, shutdown := q.Get(); !shutdown {
+			got <- k
+		}
+	}()
+	for clk.Now().Before(t0.Add(5*time.Second)) || !clk.HasWaiters() {
+		runtime.Gosched()
+	}
+	clk.SetTime(t0.Add(10 * time.Second))
+	select {
+	case k := <-got:
+		if k != "due" {
+			t.Fatalf("got %s", k)
+		}
+	case <-time.After(10 * time.Second):
+		q.ShutDown()
+		t.Fatal("the key due at +10s was not handed out with the clock at +10s: the timer was armed a step late")
 	}
 }
 

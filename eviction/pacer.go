@@ -468,6 +468,13 @@ func (p *pacer) Wait(ctx context.Context, zone string) error {
 			continue
 		}
 		t := p.cfg.Clock.NewTimer(at.Sub(now))
+		if !p.cfg.Clock.Now().Equal(now) {
+			// The clock moved before the timer was armed, and a timer
+			// counts from its arming: it would fire late (under a fake
+			// clock stepped no further, never). Look again.
+			t.Stop()
+			continue
+		}
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -96,6 +96,36 @@ func TestPacerWaitHoldsRateAcrossWorkers(t *testing.T) {
 	within(t, "accepted", float64(got), 5+10*30, 0.05)
 }
 
+// A step between Wait's reading of the time and its arming of the timer
+// does not make the wait outlast the token: it ends when the clock reaches
+// the token's time, not a step after it.
+func TestPacerWaitClockStepWhileArming(t *testing.T) {
+	clk := &steppingClock{FakeClock: clocktesting.NewFakeClock(t0), step: 50 * time.Millisecond}
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 10, Burst: 1})
+	if !p.TryAccept("") {
+		t.Fatal("the burst's token was refused")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- p.Wait(ctx, "") }()
+	for clk.Now().Before(t0.Add(50*time.Millisecond)) || !clk.HasWaiters() {
+		runtime.Gosched()
+	}
+	// The next token is due at +100ms (and a nanosecond); the step made
+	// the first timer's +150ms.
+	clk.SetTime(t0.Add(101 * time.Millisecond))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("Wait still waits with the clock at the token's time: its timer was armed a step late")
+	}
+}
+
 func TestPacerDisruptionModes(t *testing.T) {
 	cases := []struct {
 		healthy, unhealthy int
