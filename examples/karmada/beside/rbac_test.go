@@ -166,9 +166,6 @@ func checkRBAC(ctx context.Context, cp *beside.ControlPlane, full bool) error {
 			if o.GetKind() != "ClusterRole" && o.GetKind() != "Role" {
 				continue
 			}
-			if _, ok := unexercised()[o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName()]; ok {
-				continue
-			}
 			rules, err := everyRuleNeeded(ctx, cp.Client, cs, o, reqs)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", component, err))
@@ -181,15 +178,6 @@ func checkRBAC(ctx context.Context, cp *beside.ControlPlane, full bool) error {
 			managerComponent, len(made[serviceAccountUser(managerComponent)]), schedulerComponent, len(made[serviceAccountUser(schedulerComponent)]), checked)
 	}
 	return errors.Join(errs...)
-}
-
-// unexercised are the roles of deploy/ that no scenario here can need,
-// with the code that needs them: checkRBAC does not ask them to be
-// needed.
-func unexercised() map[string]string {
-	return map[string]string{
-		"Role karmada-cluster/fleetover-controller-manager-member-leases": "the Leases of Pull-mode members' agents, read for a fencing agent's fence (controllers/directly.go, memberFence); the harness joins its members in Push mode",
-	}
 }
 
 // everyRuleNeeded removes each rule of role in turn and checks that one of
