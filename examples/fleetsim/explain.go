@@ -16,7 +16,8 @@ import (
 
 // explainer prints the why-chain of one workload (-explain) each time it
 // changes: at the start, and after every step whose chain differs in its
-// steps' reasons and clusters (not in the countdowns' remaining time).
+// steps' reasons and clusters, or whose placement differs (not in the
+// countdowns' remaining time).
 type explainer struct {
 	workload string
 	out      io.Writer
@@ -32,7 +33,11 @@ func (x *explainer) observe(e *Engine) {
 		return
 	}
 	chain := why.Workload(e.whyInput(w))
+	// The placement is part of the signature: a placement change that is
+	// no eviction (a Duplicated workload topped up on a cluster that came
+	// back) leaves every step's reason as it was, and is a change to show.
 	var sig strings.Builder
+	sig.WriteString(placementKey(w.targets))
 	for i, s := range chain.Steps {
 		fmt.Fprintf(&sig, "%d|%s|%s|%s;", btoi(i == chain.Holding), s.Step, s.Reason, s.Cluster)
 	}

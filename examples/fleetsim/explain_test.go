@@ -89,3 +89,31 @@ func TestExplainKarmadaWithoutTaintPolicy(t *testing.T) {
 		t.Errorf("no NoNoExecuteTaintSource warning:\n%s", out.String())
 	}
 }
+
+// -explain shows every placement change, evictions and the others alike:
+// the Duplicated ingress gateway of the export is evicted from the
+// cluster that failed, and topped up on it again once it is back; each
+// placement gets its chain, in order.
+func TestExplainShowsEveryPlacement(t *testing.T) {
+	var out bytes.Buffer
+	args := []string{"-fleet", "testdata/karmada-export", "-karmada-flags", karmadaFailoverOn, "-explain", "platform/ingress-gateway"}
+	if code := run(args, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	text := out.String()
+	at := 0
+	for _, h := range []string{
+		"+00:00:00  why platform/ingress-gateway",
+		"the workload runs on aws-use1-a, aws-use1-b, aws-use1-c, gcp-euw1-b, onprem-fra",
+		"cluster aws-use1-a",
+		"the workload runs on aws-use1-b, aws-use1-c, gcp-euw1-b, onprem-fra",
+		"+00:35:30  why platform/ingress-gateway",
+		"the workload runs on aws-use1-b, aws-use1-c, gcp-euw1-b, onprem-fra, aws-use1-a",
+	} {
+		i := strings.Index(text[at:], h)
+		if i < 0 {
+			t.Fatalf("missing, or out of order: %q\n%s", h, text)
+		}
+		at += i + len(h)
+	}
+}

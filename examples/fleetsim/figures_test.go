@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,4 +246,73 @@ func TestSVGTaintHover(t *testing.T) {
 	if strings.Contains(string(svg), "+00:10:30..+00:15:30") {
 		t.Errorf("a hover still cuts the NoSchedule span at the NoExecute taint")
 	}
+}
+
+// A placement loses a cluster only by an eviction of the workload from it:
+// topping a workload up adds clusters and takes none away, so a cluster
+// that goes not ready, or gets a taint, keeps what it runs until the taint
+// manager or application failover evicts it (with a task, at the pace),
+// as Karmada's scheduler keeps a cluster the binding is on. Read from the
+// timeline of every embedded scenario and the export.
+func TestPlacementLosesClustersOnlyByEviction(t *testing.T) {
+	for name, sc := range figureScenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			e, err := NewEngine(sc, Options{KeepGoing: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Run()
+			placed := map[string][]string{}
+			// evicted[workload][cluster]: evicted since last placed there.
+			evicted := map[string]map[string]bool{}
+			checked := 0
+			for _, ev := range e.Timeline().Events {
+				switch ev.Kind {
+				case EvEvict:
+					if evicted[ev.Workload] == nil {
+						evicted[ev.Workload] = map[string]bool{}
+					}
+					evicted[ev.Workload][ev.Cluster] = true
+				case EvPlace:
+					next, ok := placementClusters(ev.Detail)
+					if !ok {
+						continue
+					}
+					for _, c := range placed[ev.Workload] {
+						if slices.Contains(next, c) {
+							continue
+						}
+						checked++
+						if !evicted[ev.Workload][c] {
+							t.Errorf("%s %s: %s left %s without an eviction (%s)", formatSimTime(ev.At), ev.Workload, c, ev.Detail, name)
+						}
+					}
+					for _, c := range next {
+						if !slices.Contains(placed[ev.Workload], c) {
+							delete(evicted[ev.Workload], c)
+						}
+					}
+					placed[ev.Workload] = next
+				}
+			}
+			t.Logf("%d clusters left a placement", checked)
+		})
+	}
+}
+
+// placementClusters reads the clusters of a place row's "placement [a,
+// b=3]".
+func placementClusters(detail string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(detail, "placement [")
+	if !ok {
+		return nil, false
+	}
+	rest = strings.TrimSuffix(rest, "]")
+	var out []string
+	for _, f := range strings.Split(rest, ", ") {
+		if name, _, _ := strings.Cut(f, "="); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out, true
 }

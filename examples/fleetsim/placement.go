@@ -104,15 +104,19 @@ func (p *placement) placeInGroup(e *Engine, w *workload) []eviction.TargetCluste
 		p.views = append(p.views, scheduling.Cluster{Name: c.name, Taints: c.taints, Labels: map[string]string{"zone": c.zone}})
 	}
 	scheduling.RunFiltersInto(&p.res, e.schedulingView(w), p.views, e.withHistorySeam(p.filters)...)
-	feasible := slices.Clone(p.res.Feasible)
+	// Topping up adds clusters and takes none away: every target is kept,
+	// ready or not, fit or not. Taking a workload off a cluster is an
+	// eviction's (a task, at the eviction pace, the old copy kept or the
+	// new one held as its purge mode says), which the taint manager and
+	// application failover decide; a scheduler that dropped the cluster
+	// here would delete its copy with no task, as Karmada's scheduler does
+	// not (its TaintToleration passes a cluster the binding is on).
 	kept := make([]string, 0, len(w.targets))
 	for _, t := range w.targets {
-		if slices.Contains(feasible, t.Name) {
-			kept = append(kept, t.Name)
-		}
+		kept = append(kept, t.Name)
 	}
 	var candidates []string
-	for _, n := range feasible {
+	for _, n := range p.res.Feasible {
 		if !slices.Contains(kept, n) {
 			candidates = append(candidates, n)
 		}
