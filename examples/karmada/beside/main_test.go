@@ -41,7 +41,13 @@ const karmadaModule = "github.com/karmada-io/karmada@v1.18.1"
 // timings shorten Karmada's cluster health periods, and the timeout of an
 // eviction task that has no grace period of its own (10 minutes by
 // default), so that a scenario runs in seconds, the same on both sides
-// (Karmada's controllers run on the real clock).
+// (Karmada's controllers run on the real clock). The client rate limits
+// (40 requests a second by default, for the controller managers and the
+// scheduler alike, schedulerRate) are raised: one control plane serves
+// every scenario running at the time, each with clusters of its own whose
+// status is written every second, where Karmada's e2e has one set of
+// clusters; at the default the controller manager's events came late
+// past the scenarios' deadlines with eight scenarios at a time.
 var timings = []string{
 	"--graceful-eviction-timeout=30s",
 	"--cluster-status-update-frequency=1s",
@@ -51,7 +57,13 @@ var timings = []string{
 	"--cluster-success-threshold=1s",
 	"--cluster-failure-threshold=3s",
 	"--enable-cluster-resource-modeling=false",
+	"--kube-api-qps=400",
+	"--kube-api-burst=800",
 }
+
+// schedulerRate is the scheduler's client rate limit, raised as the
+// controller managers' is in timings (see there why).
+var schedulerRate = []string{"--kube-api-qps=400", "--kube-api-burst=800"}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -108,7 +120,7 @@ func run(m *testing.M) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			opts := beside.Options{Configuration: c, KarmadaModuleDir: dir, ControllerManagerArgs: timings}
+			opts := beside.Options{Configuration: c, KarmadaModuleDir: dir, ControllerManagerArgs: timings, SchedulerArgs: schedulerRate}
 			if *keepDir != "" {
 				opts.Dir = filepath.Join(*keepDir, string(c))
 				if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
@@ -197,9 +209,11 @@ func installFleetover(opts *beside.Options, binDir string) error {
 		return err
 	}
 	opts.Scheduler = scheduler
-	if opts.SchedulerArgs, err = deploymentArgs(schedulerComponent); err != nil {
+	deployed, err := deploymentArgs(schedulerComponent)
+	if err != nil {
 		return err
 	}
+	opts.SchedulerArgs = append(deployed, opts.SchedulerArgs...)
 	managerArgs, err := deploymentArgs(managerComponent)
 	if err != nil {
 		return err
