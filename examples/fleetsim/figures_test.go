@@ -51,11 +51,7 @@ func TestSummaryMatchesTimeline(t *testing.T) {
 	}
 	for name, sc := range figureScenarios(t) {
 		t.Run(name, func(t *testing.T) {
-			e, err := NewEngine(sc, Options{KeepGoing: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.Run()
+			e := runFigureScenario(t, sc)
 			sum := e.Summarize()
 			if len(sum.Outages) == 0 {
 				t.Fatal("no fault measured")
@@ -65,6 +61,17 @@ func TestSummaryMatchesTimeline(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runFigureScenario runs sc to its end, violations and all.
+func runFigureScenario(t *testing.T, sc *Scenario) *Engine {
+	t.Helper()
+	e, err := NewEngine(sc, Options{KeepGoing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Run()
+	return e
 }
 
 func checkOutage(t *testing.T, e *Engine, o OutageReport) {
@@ -257,11 +264,7 @@ func TestSVGTaintHover(t *testing.T) {
 func TestPlacementLosesClustersOnlyByEviction(t *testing.T) {
 	for name, sc := range figureScenarios(t) {
 		t.Run(name, func(t *testing.T) {
-			e, err := NewEngine(sc, Options{KeepGoing: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			e.Run()
+			e := runFigureScenario(t, sc)
 			placed := map[string][]string{}
 			// evicted[workload][cluster]: evicted since last placed there.
 			evicted := map[string]map[string]bool{}
