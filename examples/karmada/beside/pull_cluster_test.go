@@ -70,7 +70,7 @@ func (s *stage) pullCluster(fence fencing.Config) *pullAgent {
 	s.t.Cleanup(func() {
 		ctx := context.Background()
 		_ = s.c.Delete(ctx, &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: a.name}})
-		_ = s.c.Delete(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: a.name}})
+		_ = s.c.Delete(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: beside.NamespaceCluster, Name: a.name}})
 	})
 	ctx, cancel := context.WithCancel(s.ctx)
 	done := make(chan struct{})
@@ -99,9 +99,6 @@ func (s *stage) pullCluster(fence fencing.Config) *pullAgent {
 	return a
 }
 
-// leaseNamespace is where Pull-mode agents renew their clusters' Leases.
-const leaseNamespace = "karmada-cluster"
-
 // silence stops (true) or resumes (false) the agent: a silent agent
 // neither renews nor posts anything, as one cut off from the control plane.
 func (a *pullAgent) silence(silent bool) {
@@ -121,7 +118,7 @@ func (a *pullAgent) isSilent() bool {
 func (a *pullAgent) pass(ctx context.Context) error {
 	c := a.s.c
 	now := metav1.NewMicroTime(time.Now())
-	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: leaseNamespace, Name: a.name}}
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: beside.NamespaceCluster, Name: a.name}}
 	if _, err := controllerutil.CreateOrUpdate(ctx, c, lease, func() error {
 		lease.Spec.HolderIdentity = ptr.To(a.name)
 		lease.Spec.LeaseDurationSeconds = ptr.To[int32](40)
