@@ -322,14 +322,8 @@ func (q *deadlineQueue[K]) Get() (key K, shutdown bool) {
 				q.mu.Unlock()
 				return key, false
 			}
-			q.armTimerLocked(q.heap[0].at, now)
-			if toNanos(q.clock.Now()) != now {
-				// The clock moved between the read and the arming, and
-				// a timer counts from the time it is armed: it would fire
-				// late by that much, or, under a fake clock that is not
-				// stepped again, never. Look again from the new time.
-				q.timerArmed = false
-				continue
+			if !q.armTimerSteadyLocked(q.heap[0].at, now) {
+				continue // due by now: handed out above
 			}
 			timerC = q.timer.C()
 		}
@@ -393,6 +387,36 @@ func (q *deadlineQueue[K]) armTimerLocked(at, now int64) {
 		q.timer.Reset(d)
 	}
 	q.timerArmed, q.timerAt = true, at
+}
+
+// maxRearms bounds how often a timer is armed again because the clock
+// moved while it was armed. A fake clock moves only when stepped, so the
+// first arming it does not move across is exact; the real clock always
+// moves a little, and the nanoseconds it moved by do not matter: once
+// more is enough there, and a bound keeps a wait from spinning on it.
+const maxRearms = 3
+
+// armTimerSteadyLocked arms the timer for at, read at now, and arms it
+// again while the clock moved in between (up to maxRearms times): a timer
+// counts from its arming, so a clock step between the read and the arming
+// would make it fire a step late, and under a fake clock that is not
+// stepped again, never. It reports false when at is due by the time the
+// clock is read again: the caller hands the key out instead of waiting.
+func (q *deadlineQueue[K]) armTimerSteadyLocked(at, now int64) bool {
+	q.armTimerLocked(at, now)
+	for range maxRearms {
+		after := toNanos(q.clock.Now())
+		if after == now {
+			return true
+		}
+		q.timerArmed = false
+		if at <= after {
+			return false
+		}
+		now = after
+		q.armTimerLocked(at, now)
+	}
+	return true
 }
 
 func (q *deadlineQueue[K]) stopTimerLocked() {

@@ -201,6 +201,32 @@ func TestDeadlineQueueClockStepWhileArming(t *testing.T) {
 	}
 }
 
+// countingClock is the real clock, counting the reads of the time.
+type countingClock struct {
+	clock.RealClock
+	reads atomic.Int64
+}
+
+func (c *countingClock) Now() time.Time {
+	c.reads.Add(1)
+	return c.RealClock.Now()
+}
+
+// On the real clock, which moves between any two reads, Get waits on its
+// timer instead of arming it again and again: a wait of 50 ms reads the
+// time a few times, not thousands.
+func TestDeadlineQueueRealClockWaitsWithoutSpinning(t *testing.T) {
+	clk := &countingClock{}
+	q := mustOK(NewDeadlineQueue[string](DeadlineQueueConfig{Clock: clk}))
+	q.AddAfter("due", 50*time.Millisecond)
+	if k, shutdown := q.Get(); shutdown || k != "due" {
+		t.Fatalf("got %q, shutdown %t", k, shutdown)
+	}
+	if n := clk.reads.Load(); n > 20 {
+		t.Fatalf("%d reads of the time for one wait: Get spins", n)
+	}
+}
+
 func TestDeadlineQueueUsesOneTimer(t *testing.T) {
 	q, clk := newTestQueue(t)
 	for i := range 1000 {

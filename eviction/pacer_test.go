@@ -126,6 +126,23 @@ func TestPacerWaitClockStepWhileArming(t *testing.T) {
 	}
 }
 
+// On the real clock Wait waits on its timer instead of arming it again and
+// again: a wait for the next token (50 ms) reads the time a few times.
+func TestPacerWaitRealClockWithoutSpinning(t *testing.T) {
+	clk := &countingClock{}
+	p := mustNewPacer(t, PacerConfig{Clock: clk, Rate: 20, Burst: 1})
+	if !p.TryAccept("") {
+		t.Fatal("the burst's token was refused")
+	}
+	start := clk.reads.Load()
+	if err := p.Wait(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := clk.reads.Load() - start; n > 20 {
+		t.Fatalf("%d reads of the time for one wait: Wait spins", n)
+	}
+}
+
 func TestPacerDisruptionModes(t *testing.T) {
 	cases := []struct {
 		healthy, unhealthy int
