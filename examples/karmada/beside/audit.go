@@ -13,8 +13,8 @@ import (
 // answered, seen by the server (the components' own clients cannot lie
 // about it).
 
-// AuditRecord is one request in the audit log.
-type AuditRecord struct {
+// AuditRequest is what the authorizer decides on: who asked for what.
+type AuditRequest struct {
 	User string
 	// Verb is the authorization verb (get, list, watch, create, update,
 	// patch, delete, deletecollection), or the HTTP one lowercased for a
@@ -24,6 +24,27 @@ type AuditRecord struct {
 	// request; Path a non-resource one.
 	APIGroup, Resource, Subresource, Namespace, Name string
 	Path                                             string
+}
+
+// String names what was asked for, without who asked: "get
+// leases.coordination.k8s.io karmada-cluster/m1", or "get /healthz".
+func (r AuditRequest) String() string {
+	if r.Resource == "" {
+		return r.Verb + " " + r.Path
+	}
+	res := r.Resource
+	if r.Subresource != "" {
+		res += "/" + r.Subresource
+	}
+	if r.APIGroup != "" {
+		res += "." + r.APIGroup
+	}
+	return r.Verb + " " + res + " " + r.Namespace + "/" + r.Name
+}
+
+// AuditRecord is one request in the audit log, with its answer.
+type AuditRecord struct {
+	AuditRequest
 	// Code is the response's HTTP status code.
 	Code int32
 	// Decision is the authorizer's: "allow" or "forbid".
@@ -35,23 +56,9 @@ type AuditRecord struct {
 func (r AuditRecord) Forbidden() bool { return r.Decision == "forbid" }
 
 func (r AuditRecord) String() string {
-	if r.Resource == "" {
-		return fmt.Sprintf("%s %s %s -> %d", r.User, r.Verb, r.Path, r.Code)
-	}
-	res := r.Resource
-	if r.Subresource != "" {
-		res += "/" + r.Subresource
-	}
-	if r.APIGroup != "" {
-		res += "." + r.APIGroup
-	}
-	return fmt.Sprintf("%s %s %s %s/%s -> %d %s", r.User, r.Verb, res, r.Namespace, r.Name, r.Code, r.Decision)
+	return fmt.Sprintf("%s %s -> %d %s", r.User, r.AuditRequest, r.Code, r.Decision)
 }
 
-// auditPolicy logs the metadata of every request of users, and nothing
-// else: when it completes (with the response code) and, for a watch, also
-// when it starts, since a watch completes only when it ends, minutes later
-// or never.
 func auditPolicy(users []string) []byte {
 	quoted := make([]string, len(users))
 	for i, u := range users {
@@ -98,7 +105,7 @@ func (cp *ControlPlane) Audit() ([]AuditRecord, error) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return nil, fmt.Errorf("%s: %w", cp.auditLog, err)
 		}
-		r := AuditRecord{User: e.User.Username, Verb: e.Verb}
+		r := AuditRecord{AuditRequest: AuditRequest{User: e.User.Username, Verb: e.Verb}}
 		if e.ObjectRef != nil {
 			o := e.ObjectRef
 			r.APIGroup, r.Resource, r.Subresource, r.Namespace, r.Name = o.APIGroup, o.Resource, o.Subresource, o.Namespace, o.Name

@@ -43,12 +43,12 @@ const karmadaModule = "github.com/karmada-io/karmada@v1.18.1"
 // default), so that a scenario runs in seconds, the same on both sides
 // (Karmada's controllers run on the real clock). The client rate limits
 // (40 requests a second by default, for the controller managers and the
-// scheduler alike, schedulerRate) are raised: one control plane serves
+// scheduler alike, clientRate) are raised: one control plane serves
 // every scenario running at the time, each with clusters of its own whose
 // status is written every second, where Karmada's e2e has one set of
 // clusters; at the default the controller manager's events came late
 // past the scenarios' deadlines with eight scenarios at a time.
-var timings = []string{
+var timings = append([]string{
 	"--graceful-eviction-timeout=30s",
 	"--cluster-status-update-frequency=1s",
 	"--cluster-monitor-period=1s",
@@ -57,13 +57,11 @@ var timings = []string{
 	"--cluster-success-threshold=1s",
 	"--cluster-failure-threshold=3s",
 	"--enable-cluster-resource-modeling=false",
-	"--kube-api-qps=400",
-	"--kube-api-burst=800",
-}
+}, clientRate...)
 
-// schedulerRate is the scheduler's client rate limit, raised as the
-// controller managers' is in timings (see there why).
-var schedulerRate = []string{"--kube-api-qps=400", "--kube-api-burst=800"}
+// clientRate is the client rate limit of every component, the controller
+// managers' (in timings) and the schedulers': see timings for why.
+var clientRate = []string{"--kube-api-qps=400", "--kube-api-burst=800"}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -120,7 +118,7 @@ func run(m *testing.M) int {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			opts := beside.Options{Configuration: c, KarmadaModuleDir: dir, ControllerManagerArgs: timings, SchedulerArgs: schedulerRate}
+			opts := beside.Options{Configuration: c, KarmadaModuleDir: dir, ControllerManagerArgs: timings, SchedulerArgs: clientRate}
 			if *keepDir != "" {
 				opts.Dir = filepath.Join(*keepDir, string(c))
 				if err := os.MkdirAll(opts.Dir, 0o755); err != nil {

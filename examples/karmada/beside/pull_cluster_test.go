@@ -186,8 +186,8 @@ func (a *pullAgent) work(name string) *workv1alpha1.Work {
 	return nil
 }
 
-// directlyTask returns the binding's eviction task from cluster, or nil.
-func directlyTask(rb *workv1alpha2.ResourceBinding, cluster string) *workv1alpha2.GracefulEvictionTask {
+// taskFrom returns the binding's eviction task from cluster, or nil.
+func taskFrom(rb *workv1alpha2.ResourceBinding, cluster string) *workv1alpha2.GracefulEvictionTask {
 	if rb == nil {
 		return nil
 	}
@@ -257,7 +257,7 @@ func TestPullClusterSilentAgentDirectly(t *testing.T) {
 				w := agent.work("web")
 				return s.onMember(spare, "web") != nil && w != nil, fmt.Sprintf("held=%t", w != nil)
 			})
-			if task := directlyTask(s.binding("web"), agent.name); task != nil {
+			if task := taskFrom(s.binding("web"), agent.name); task != nil {
 				t.Errorf("the new copy started with the Directly task from %s still on the binding", agent.name)
 			}
 			agent.silence(false)
@@ -267,7 +267,7 @@ func TestPullClusterSilentAgentDirectly(t *testing.T) {
 		// (--graceful-eviction-timeout, 30 s here, from the task's stamp),
 		// the task and the hold are still there.
 		s.eventuallyWithin(2*deadline, "the Directly task outliving --graceful-eviction-timeout", func() (bool, string) {
-			task := directlyTask(s.binding("web"), agent.name)
+			task := taskFrom(s.binding("web"), agent.name)
 			if task == nil {
 				t.Fatalf("fleetover dropped the Directly task from %s while its Work is held there; events: %v",
 					agent.name, reasons(s.eventsOf(s.binding("web").Name)))
@@ -279,7 +279,7 @@ func TestPullClusterSilentAgentDirectly(t *testing.T) {
 		}
 		agent.silence(false)
 		s.eventually("the Directly task removed once the agent let go of the old Work", func() (bool, string) {
-			return directlyTask(s.binding("web"), agent.name) == nil && agent.work("web") == nil, "task or Work still there"
+			return taskFrom(s.binding("web"), agent.name) == nil && agent.work("web") == nil, "task or Work still there"
 		})
 		s.waitReady(spare, "web")
 		s.eventually("the task's removal said why", func() (bool, string) {

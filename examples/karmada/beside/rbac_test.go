@@ -74,39 +74,24 @@ func deploymentArgs(component string) ([]string, error) {
 	return nil, fmt.Errorf("%s: no Deployment in deploy/%s/host", component, component)
 }
 
-// request is what authorization decides on: one distinct request of the
-// audit log.
-type request struct {
-	user                                                      string
-	verb, group, resource, subresource, namespace, name, path string
-}
+// request is one distinct request of the audit log, which a
+// SubjectAccessReview asks about again.
+type request beside.AuditRequest
 
-func (r request) String() string {
-	if r.path != "" {
-		return r.verb + " " + r.path
-	}
-	s := r.verb + " " + r.resource
-	if r.subresource != "" {
-		s += "/" + r.subresource
-	}
-	if r.group != "" {
-		s += "." + r.group
-	}
-	return s + " " + r.namespace + "/" + r.name
-}
+func (r request) String() string { return beside.AuditRequest(r).String() }
 
 func (r request) review() *authorizationv1.SubjectAccessReview {
-	ns := strings.TrimPrefix(r.user, "system:serviceaccount:")
+	ns := strings.TrimPrefix(r.User, "system:serviceaccount:")
 	ns, _, _ = strings.Cut(ns, ":")
 	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:   r.user,
+		User:   r.User,
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
 	}}
-	if r.path != "" {
-		sar.Spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: r.path, Verb: r.verb}
+	if r.Path != "" {
+		sar.Spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: r.Path, Verb: r.Verb}
 	} else {
 		sar.Spec.ResourceAttributes = &authorizationv1.ResourceAttributes{
-			Verb: r.verb, Group: r.group, Resource: r.resource, Subresource: r.subresource, Namespace: r.namespace, Name: r.name,
+			Verb: r.Verb, Group: r.APIGroup, Resource: r.Resource, Subresource: r.Subresource, Namespace: r.Namespace, Name: r.Name,
 		}
 	}
 	return sar
@@ -136,7 +121,7 @@ func checkRBAC(ctx context.Context, cp *beside.ControlPlane, full bool) error {
 		if made[r.User] == nil {
 			made[r.User] = map[request]bool{}
 		}
-		made[r.User][request{user: r.User, verb: r.Verb, group: r.APIGroup, resource: r.Resource, subresource: r.Subresource, namespace: r.Namespace, name: r.Name, path: r.Path}] = true
+		made[r.User][request(r.AuditRequest)] = true
 	}
 	if len(forbidden) > 0 {
 		slices.Sort(forbidden)

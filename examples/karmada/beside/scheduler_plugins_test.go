@@ -34,10 +34,7 @@ func (s *stage) waitScheduledAt(name string) []string {
 		if rb == nil {
 			return false, "no binding"
 		}
-		got = nil
-		for _, tc := range rb.Spec.Clusters {
-			got = append(got, tc.Name)
-		}
+		got = targetNames(rb)
 		c := meta.FindStatusCondition(rb.Status.Conditions, workv1alpha2.Scheduled)
 		done := rb.Status.SchedulerObservedGeneration == rb.Generation && c != nil && c.Status == metav1.ConditionTrue
 		return done, fmt.Sprintf("generation %d observed %d, Scheduled %v, clusters %v", rb.Generation, rb.Status.SchedulerObservedGeneration, c, got)

@@ -194,7 +194,11 @@ func (s *stage) binding(name string) *workv1alpha2.ResourceBinding {
 
 // targets are the clusters the binding of name is scheduled to.
 func (s *stage) targets(name string) []string {
-	rb := s.binding(name)
+	return targetNames(s.binding(name))
+}
+
+// targetNames are the clusters rb is scheduled to (none for a nil rb).
+func targetNames(rb *workv1alpha2.ResourceBinding) []string {
 	if rb == nil {
 		return nil
 	}

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,8 +83,6 @@ func newBinding(on ...string) *workv1alpha2.ResourceBinding {
 	return rb
 }
 
-func equal(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }
-
 // TestDispatchSuspension: Karmada's filters choose a cluster whose
 // dispatching the binding suspends (Karmada #6730); with the plugin it is
 // chosen only where the workload already runs, and a binding that suspends
@@ -113,11 +112,11 @@ func TestDispatchSuspension(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rb := newBinding(tt.on...)
 			rb.Spec.Suspension = tt.suspension
-			if got, _ := feasible(t, karmadaAnd(t, nil), rb, clusters...); !equal(got, tt.karmada) {
+			if got, _ := feasible(t, karmadaAnd(t, nil), rb, clusters...); !slices.Equal(got, tt.karmada) {
 				t.Errorf("Karmada's filters chose %v, want %v", got, tt.karmada)
 			}
 			got, why := feasible(t, karmadaAnd(t, &Config{}), rb, clusters...)
-			if !equal(got, tt.our) {
+			if !slices.Equal(got, tt.our) {
 				t.Errorf("with %s: %v, want %v (%v)", DispatchSuspensionName, got, tt.our, why)
 			}
 			for c, reason := range why {
@@ -156,11 +155,11 @@ func TestTaintToleration(t *testing.T) {
 			rb := newBinding(tt.on...)
 			rb.Spec.Placement.ClusterTolerations = tt.tolerations
 			clusters := []*clusterv1alpha1.Cluster{newCluster("member1", notReady), newCluster("member2")}
-			if got, _ := feasible(t, karmadaAnd(t, nil), rb, clusters...); !equal(got, tt.karmada) {
+			if got, _ := feasible(t, karmadaAnd(t, nil), rb, clusters...); !slices.Equal(got, tt.karmada) {
 				t.Errorf("Karmada's filters chose %v, want %v", got, tt.karmada)
 			}
 			got, why := feasible(t, karmadaAnd(t, &Config{Clock: clk}), rb, clusters...)
-			if !equal(got, tt.our) {
+			if !slices.Equal(got, tt.our) {
 				t.Errorf("with %s: %v, want %v (%v)", TaintTolerationName, got, tt.our, why)
 			}
 			if r := why["member1"]; r != "" && !strings.Contains(r, clusterv1alpha1.TaintClusterNotReady) {
@@ -227,12 +226,12 @@ func TestEvictionHistory(t *testing.T) {
 			if strings.Contains(tt.name, "already there") {
 				rb = newBinding("member1")
 			}
-			if got, _ := feasible(t, karmadaAnd(t, nil), rb, clusters...); !equal(got, []string{"member1", "member2"}) {
+			if got, _ := feasible(t, karmadaAnd(t, nil), rb, clusters...); !slices.Equal(got, []string{"member1", "member2"}) {
 				t.Errorf("Karmada's filters chose %v, want both clusters", got)
 			}
 			a := fakeAnnotations{bindings: map[string]map[string]string{"default/web-deployment": tt.binding}, policies: tt.policies}
 			got, why := feasible(t, karmadaAnd(t, &Config{Annotations: a, Clock: clocktesting.NewFakePassiveClock(tt.at)}), rb, clusters...)
-			if !equal(got, tt.our) {
+			if !slices.Equal(got, tt.our) {
 				t.Errorf("with %s: %v, want %v (%v)", EvictionHistoryName, got, tt.our, why)
 			}
 		})
@@ -265,7 +264,7 @@ func TestDisabledByPluginsFlag(t *testing.T) {
 	if _, ok := off[DispatchSuspensionName]; ok {
 		t.Fatalf("'*,-%s' keeps it", DispatchSuspensionName)
 	}
-	if got, _ := feasible(t, off, rb, clusters...); !equal(got, []string{"member1", "member2"}) {
+	if got, _ := feasible(t, off, rb, clusters...); !slices.Equal(got, []string{"member1", "member2"}) {
 		t.Errorf("with '*,-%s': %v, want Karmada's placement on both", DispatchSuspensionName, got)
 	}
 }
