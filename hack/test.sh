@@ -13,14 +13,17 @@
 #     controllers' tests below are raced on that same release, so the
 #     race-instrumented k8s.io is compiled once for both.
 #   - At the floor go.mod declares (k8s.io v0.35, the release Karmada
-#     v1.17 and v1.18 build on) the library is vetted and tested without
-#     -race: it proves the code builds and behaves on the oldest supported
-#     release. The conformance test against Karmada's own code
+#     v1.17 and v1.18 build on, and the oldest Go its go line allows,
+#     FLOOR_GO) the library is vetted and tested without -race: it proves
+#     the code builds and behaves on the oldest supported releases of
+#     both. One toolchain for the floor's vet and test compiles the floor's
+#     k8s.io once; the running Go (the newest) vets and tests the library
+#     in the newest step. The conformance test against Karmada's own code
 #     (hack/conformance, Karmada v1.18.1) runs on the same minor release
 #     but at the patch Karmada v1.18.1 requires (k8s.io v0.35.3), so it
 #     compiles its own k8s.io packages rather than reusing that compile.
-#   - The Go 1.25 toolchain (the go line's floor) only vets and builds:
-#     it proves the code compiles with the oldest Go the module allows.
+#   - The module graph check builds inside Karmada v1.17.1's graph with
+#     that same floor toolchain.
 #   - The reference controllers' integration tests (examples/karmada,
 #     examples/ocm) run with -race: they are the concurrent code. Beside the
 #     real Karmada, only the test process (the harness and
@@ -34,13 +37,14 @@
 # 2-core machine with a margin (docs/contributing.md).
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
-# (default: all; ids: library apidiff graph floor-go newest conformance
+# (default: all; ids: library apidiff graph newest conformance
 # scheduler kube-assets karmada beside ocm), for a rerun of one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 steps=()
 durations=()
+cpus=()
 current=""
 suite_start=${SECONDS}
 
@@ -49,8 +53,9 @@ summary() {
   echo
   echo "==> summary"
   local i
+  printf '    %-44s %6s %8s\n' "" "wall" "CPU"
   for i in "${!steps[@]}"; do
-    printf '    %-44s %5ss\n' "${steps[$i]}" "${durations[$i]}"
+    printf '    %-44s %5ss %7ss\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}"
   done
   if [ "${status}" != 0 ] && [ -n "${current}" ]; then
     printf '    %-44s %5ss  FAILED\n' "${current}" "$((SECONDS - step_start))"
@@ -66,32 +71,51 @@ wanted() {
   return 1
 }
 
+# children_cpu sets cpu_now to the user + system CPU seconds of every
+# process this shell has waited for so far (bash's `times`, second line).
+# It must run in this shell, not in $(...): a subshell has waited for
+# nothing, so `times` writes to a file.
+times_out=$(mktemp)
+cpu_now=0
+children_cpu() {
+  times >"${times_out}"
+  cpu_now=$(awk 'NR == 2 {
+    t = 0
+    for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+    printf "%d", t
+  }' "${times_out}")
+}
+
 # step ID TITLE COMMAND...: runs the command, timed, unless TEST_SH_STEPS
-# leaves ID out.
+# leaves ID out. Beside the wall time it prints the CPU time the step's
+# processes used (two cores: up to twice the wall time): a step far below
+# its wall time waits (downloads, a real clock), one near twice it
+# computes. The background build of the test binaries counts in the step
+# that waits for it, kube-assets.
 step() {
   local id=$1 title=$2
   shift 2
   wanted "${id}" || return 0
   current=${title}
   step_start=${SECONDS}
+  children_cpu
+  local cpu_start=${cpu_now}
   echo "==> ${title}"
   "$@"
-  local took=$((SECONDS - step_start))
-  echo "<== ${title}: ${took}s"
+  children_cpu
+  local took=$((SECONDS - step_start)) cpu=$((cpu_now - cpu_start))
+  echo "<== ${title}: ${took}s (CPU ${cpu}s)"
   steps+=("${title}")
   durations+=("${took}")
+  cpus+=("${cpu}")
   current=""
 }
 
 floor_go="${FLOOR_GO:-go1.25.7}"
 
 library_floor() {
-  go vet ./...
-  go test -count=1 -timeout=15m ./...
-}
-
-floor_toolchain() {
   GOTOOLCHAIN="${floor_go}" go vet ./...
+  GOTOOLCHAIN="${floor_go}" go test -count=1 -timeout=15m ./...
 }
 
 api_compatibility() {
@@ -153,15 +177,16 @@ examples_karmada() {
 # it), with three member clusters: its own step, so that its API servers
 # do not share the two cores with the other integration tests. Its
 # scenarios mostly wait on Karmada's real clock (tolerations, the
-# graceful eviction timeout), so they run four at a time, not go test's
-# default of one per core: 305 s where two at a time took 710 s, with the
-# same outcomes. The harness raises the components' client rate limits
-# (beside/main_test.go, timings): at the default, eight at a time starved
-# Karmada's controller manager, whose events then came past the
-# scenarios' deadlines.
+# graceful eviction timeout), so they run eight at a time, not go test's
+# default of one per core: two at a time took 710 s, four 305-329 s, eight
+# 272 s, with the same outcomes (the longest scenario takes about 70 s,
+# and the harness starts two control planes first). The harness raises
+# the components' client rate limits (beside/main_test.go, timings): at
+# the default, eight at a time starved Karmada's controller manager, whose
+# events then came past the scenarios' deadlines.
 beside_karmada() {
   [ -n "${assets}" ] || kube_assets
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -parallel=4 -timeout=20m ./beside/)
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -parallel=8 -timeout=20m ./beside/)
 }
 
 examples_ocm() {
@@ -173,11 +198,10 @@ examples_ocm() {
 if wanted kube-assets || wanted karmada || wanted beside || wanted ocm; then
   start_assets
 fi
-trap 'summary; [ -z "${assets_pid}" ] || kill "${assets_pid}" 2>/dev/null; rm -f "${assets_out}" "${assets_log}"' EXIT
-step library "library at the floor (vet, test)" library_floor
+trap 'summary; [ -z "${assets_pid}" ] || kill "${assets_pid}" 2>/dev/null; rm -f "${assets_out}" "${assets_log}" "${times_out}"' EXIT
+step library "library at the floor, ${floor_go} (vet, test)" library_floor
 step apidiff "API compatibility with the last release" api_compatibility
 step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
-step floor-go "library vet with ${floor_go}" floor_toolchain
 step newest "library at the newest k8s.io (vet, test -race)" bash hack/test-newest.sh
 step conformance "conformance against Karmada's own code" conformance
 step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"reflect"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
 	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
@@ -35,6 +37,12 @@ func FuzzAnnotationCarriers(f *testing.F) {
 	f.Add(`not json`, `{"version":"v1alpha1","state":{"syncMode":"Pull","pending":{"status":"True","reason":"ClusterReady","since":"9999-12-31T23:59:59Z"},"registeredAt":"0001-01-01T00:00:00Z"}}`,
 		`{"version":"v1alpha1","cluster":{"gracePeriodSeconds":0},"extra":1}`, `{} {}`, `[]`)
 	now := time.Date(2026, time.March, 1, 12, 0, 30, 0, time.UTC)
+	scheme, err := NewScheme()
+	if err != nil {
+		f.Fatal(err)
+	}
+	// The restored pull cluster's Lease is read from it (none here).
+	leases := fake.NewClientBuilder().WithScheme(scheme).Build()
 	f.Fuzz(func(t *testing.T, records, healthState, policy, history, observations string) {
 		annotations := map[string]string{
 			ApplicationHealthRecordsAnnotation: records,
@@ -90,12 +98,12 @@ func FuzzAnnotationCarriers(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := &ClusterHealthController{Clock: clk, Tracker: tracker}
+		c := &ClusterHealthController{Client: leases, Clock: clk, Tracker: tracker}
 		cluster := &clusterv1alpha1.Cluster{}
 		cluster.Name = "m1"
 		cluster.Spec.SyncMode = clusterv1alpha1.Pull
 		cluster.Annotations = map[string]string{ClusterHealthStateAnnotation: healthState}
-		if err := c.track(cluster); err != nil {
+		if err := c.track(context.Background(), cluster); err != nil {
 			t.Fatal(err)
 		}
 		st, ok := c.Tracker.Export("m1")

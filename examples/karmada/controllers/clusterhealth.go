@@ -8,6 +8,7 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -134,7 +135,7 @@ func (c *ClusterHealthController) Reconcile(ctx context.Context, req reconcile.R
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if err := c.track(cluster); err != nil {
+	if err := c.track(ctx, cluster); err != nil {
 		return reconcile.Result{}, err
 	}
 	now := c.Clock.Now()
@@ -171,7 +172,7 @@ func (c *ClusterHealthController) probeInterval() time.Duration {
 
 // track registers the cluster with the tracker, importing the persisted
 // state first so that a restart continues every countdown.
-func (c *ClusterHealthController) track(cluster *clusterv1alpha1.Cluster) error {
+func (c *ClusterHealthController) track(ctx context.Context, cluster *clusterv1alpha1.Cluster) error {
 	mode := failover.ClusterSyncMode(cluster.Spec.SyncMode)
 	if st, ok := c.Tracker.Export(cluster.Name); ok {
 		if st.SyncMode != mode {
@@ -185,6 +186,9 @@ func (c *ClusterHealthController) track(cluster *clusterv1alpha1.Cluster) error 
 	}
 	if st != nil {
 		st.SyncMode = mode
+		if mode == failover.ClusterSyncModePull {
+			c.heardSinceSaved(ctx, cluster.Name, st)
+		}
 		if err := c.Tracker.Import(cluster.Name, *st); err == nil {
 			return nil
 		}
@@ -192,6 +196,30 @@ func (c *ClusterHealthController) track(cluster *clusterv1alpha1.Cluster) error 
 	}
 	c.Tracker.Register(cluster.Name, mode)
 	return nil
+}
+
+// heardSinceSaved moves a restored pull cluster's LastHeard up to its
+// Lease's latest renewal: the saved state carries the time it was heard
+// as of its last write (see persistedHealthState), and the silence
+// countdown must run from the latest renewal, as it did before the
+// restart, not from that write.
+func (c *ClusterHealthController) heardSinceSaved(ctx context.Context, cluster string, st *failover.ClusterHealthState) {
+	lease := &coordinationv1.Lease{}
+	if err := c.Client.Get(ctx, types.NamespacedName{Namespace: ClusterLeaseNamespace, Name: cluster}, lease); err != nil || lease.Spec.RenewTime == nil {
+		return
+	}
+	renewed := lease.Spec.RenewTime.Time
+	if now := c.Clock.Now(); renewed.After(now) {
+		renewed = now
+	}
+	// Whole seconds, rounded up, as the tracker counts a renewal.
+	heard := renewed.Truncate(time.Second)
+	if heard.Before(renewed) {
+		heard = heard.Add(time.Second)
+	}
+	if st.LastHeard == nil || heard.After(st.LastHeard.Time) {
+		st.LastHeard = &metav1.Time{Time: heard}
+	}
 }
 
 // observe feeds the latest report to the tracker and returns the Ready
@@ -345,7 +373,7 @@ func (c *ClusterHealthController) writeTaintsAndState(ctx context.Context, name 
 				changed = true
 			}
 		}
-		if setClusterHealthState(cl, state) {
+		if setClusterHealthState(cl, persistedHealthState(cl.Annotations, state)) {
 			changed = true
 		}
 		return changed
@@ -361,6 +389,32 @@ func (c *ClusterHealthController) writeTaintsAndState(ctx context.Context, name 
 		c.Events.event(cl, corev1.EventTypeNormal, EventReasonTaintClusterSucceed, "Taint cluster succeed: %s.", taintsMessage(tainted))
 	}
 	return next, nil
+}
+
+// persistedHealthState is the part of the tracker's state worth a write
+// of the cluster. When the cluster was last heard is not, on its own: a
+// cluster is heard at every probe or lease renewal, and writing each one
+// would make every controller that watches clusters look again, every few
+// seconds, for every cluster. The tracker never reads it for a push
+// cluster (silence decides nothing for a cluster the control plane
+// probes), so it is left out; a pull cluster's is written with the next
+// change that matters, and between two, its Lease keeps the latest renewal
+// (track reads it on a restart).
+func persistedHealthState(annotations map[string]string, st failover.ClusterHealthState) failover.ClusterHealthState {
+	if st.SyncMode != failover.ClusterSyncModePull {
+		st.LastHeard = nil
+		return st
+	}
+	prev, err := decodeClusterHealthState(annotations)
+	if err != nil || prev == nil {
+		return st
+	}
+	heard := st.LastHeard
+	st.LastHeard = prev.LastHeard
+	if !equality.Semantic.DeepEqual(*prev, st) {
+		st.LastHeard = heard
+	}
+	return st
 }
 
 func earliest(a, b time.Time) time.Time {
