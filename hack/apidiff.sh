@@ -81,7 +81,9 @@ else
   if [ ! -x "${apidiff}" ]; then
     echo "==> building golang.org/x/exp/cmd/apidiff@${apidiff_version} into ${cache}"
     mkdir -p "${cache}"
-    (cd "${cache}" && GOBIN="${cache}" GOFLAGS=-mod=mod go install "golang.org/x/exp/cmd/apidiff@${apidiff_version}")
+    # The tool is built by the Go its own module asks for, whatever
+    # GOTOOLCHAIN the packages are compared with.
+    (cd "${cache}" && GOTOOLCHAIN=auto GOBIN="${cache}" GOFLAGS=-mod=mod go install "golang.org/x/exp/cmd/apidiff@${apidiff_version}")
   fi
 fi
 [ -x "${apidiff}" ] || die "no apidiff binary at ${apidiff}"

@@ -11,7 +11,11 @@
 #     (hack/test-newest.sh): the race detector finds races in our code,
 #     which does not depend on the k8s.io release, and the reference
 #     controllers' tests below are raced on that same release, so the
-#     race-instrumented k8s.io is compiled once for both.
+#     race-instrumented k8s.io is compiled once for all three. Once only
+#     if every module under it is at the same version too: test-newest.sh
+#     moves its copy's modules to examples/karmada's versions, and
+#     examples/ocm requires the same (a patch apart in k8s.io/utils or
+#     golang.org/x/sys made every k8s.io package a compile of its own).
 #   - At the floor go.mod declares (k8s.io v0.35, the release Karmada
 #     v1.17 and v1.18 build on, and the oldest Go its go line allows,
 #     FLOOR_GO) the library is vetted and tested without -race: it proves
@@ -118,9 +122,12 @@ library_floor() {
   GOTOOLCHAIN="${floor_go}" go test -count=1 -timeout=15m ./...
 }
 
+# apidiff type-checks the library against its dependencies' export data,
+# which the go command compiles: on the floor toolchain it is the library
+# step's compile, not a second one with the running Go.
 api_compatibility() {
-  bash hack/apidiff-selftest.sh
-  bash hack/apidiff.sh
+  GOTOOLCHAIN="${floor_go}" bash hack/apidiff-selftest.sh
+  GOTOOLCHAIN="${floor_go}" bash hack/apidiff.sh
 }
 
 conformance() {
@@ -135,7 +142,9 @@ conformance() {
 # the plugins keep no state, and the scheduling framework that calls them
 # concurrently is Karmada's.
 karmada_scheduler() {
-  (cd examples/karmada/carrier && go vet ./... && go test -count=1 -timeout=5m ./...)
+  # The carrier is at the library's floor: on the floor toolchain, its
+  # compile of k8s.io is the library step's.
+  (cd examples/karmada/carrier && GOTOOLCHAIN="${floor_go}" go vet ./... && GOTOOLCHAIN="${floor_go}" go test -count=1 -timeout=5m ./...)
   (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -count=1 -timeout=5m ./...)
 }
 
@@ -198,6 +207,10 @@ examples_ocm() {
 if wanted kube-assets || wanted karmada || wanted beside || wanted ocm; then
   start_assets
 fi
+# A run stopped by a signal is a failed run (without these, the EXIT trap
+# would see the status of the last command that finished, and say PASS).
+trap 'exit 130' INT
+trap 'exit 143' TERM
 trap 'summary; [ -z "${assets_pid}" ] || kill "${assets_pid}" 2>/dev/null; rm -f "${assets_out}" "${assets_log}" "${times_out}"' EXIT
 step library "library at the floor, ${floor_go} (vet, test)" library_floor
 step apidiff "API compatibility with the last release" api_compatibility

@@ -3,6 +3,8 @@ package beside_test
 import (
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -87,7 +89,8 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 	})
 	// The components write all the time (cluster status, leases, events):
 	// their steady rate is taken off the failover's writes.
-	settled, background, idle := s.steadyWrites()
+	settled, windowStart, idle := s.steadyWrites()
+	background := settled.Sub(windowStart)
 
 	b.StartTimer()
 	start := time.Now()
@@ -102,10 +105,23 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 	b.StopTimer()
 
 	scale := took.Seconds() / idle.Seconds()
-	w := s.writes().Sub(settled).Sub(beside.Writes{ControlPlane: background.ControlPlane * scale, Members: background.Members * scale})
+	end := s.sample()
+	w := end.Sub(settled).Sub(background.Scale(scale))
 	b.ReportMetric(took.Seconds(), "s/failover")
 	b.ReportMetric(w.ControlPlane/float64(n), "writes/binding")
 	b.ReportMetric(w.Members/float64(n), "member-writes/binding")
+	if conf == beside.FleetoverBeside {
+		// What fleetover-controller-manager's share of them is, by
+		// request.
+		var lines []string
+		for _, kind := range slices.Sorted(maps.Keys(end.fleetover)) {
+			per := (float64(end.fleetover[kind]-settled.fleetover[kind]) - scale*float64(background.fleetover[kind])) / float64(n)
+			if per >= 0.005 {
+				lines = append(lines, fmt.Sprintf("  %-44s %6.2f", kind, per))
+			}
+		}
+		b.Logf("fleetover-controller-manager's writes per binding, by request:\n%s", strings.Join(lines, "\n"))
+	}
 }
 
 // template is a Deployment template of the stage's namespace, not yet
@@ -142,26 +158,53 @@ func (s *stage) readyOn(cluster string) int {
 	return ready
 }
 
-// writes are the writes of every component doing the stage's
-// configuration's work so far.
-func (s *stage) writes() beside.Writes {
+// writeSample is the writes counted at one moment, or between two: those
+// of every component doing the stage's configuration's work, and
+// fleetover-controller-manager's to the control plane by request (in F).
+type writeSample struct {
+	beside.Writes
+	fleetover map[string]int
+}
+
+// Sub returns the writes between o and w.
+func (w writeSample) Sub(o writeSample) writeSample {
+	d := writeSample{Writes: w.Writes.Sub(o.Writes), fleetover: map[string]int{}}
+	for k, v := range w.fleetover {
+		d.fleetover[k] = v - o.fleetover[k]
+	}
+	return d
+}
+
+// Scale returns the totals of w times f (the breakdown is scaled where it
+// is read).
+func (w writeSample) Scale(f float64) writeSample {
+	w.ControlPlane *= f
+	w.Members *= f
+	return w
+}
+
+// sample reads the writes so far.
+func (s *stage) sample() writeSample {
 	s.t.Helper()
 	w, err := s.cp.KarmadaWrites(s.ctx)
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	out := writeSample{Writes: w}
 	if s.conf == beside.FleetoverBeside {
-		w = w.Add(fleetoverWrites.Writes())
+		out.Writes = out.Add(fleetoverWrites.Writes())
+		out.fleetover = fleetoverWrites.ByRequest()
 	}
-	return w
+	return out
 }
 
 // steadyWrites waits until the components' writes come at a steady rate
 // (two 5 s windows within 10 %, or 3 writes, of each other; after many
 // bindings the status and event writes go on for a while after every copy
-// is ready) and returns the writes so far, the last window's writes and
-// its length. After two minutes it takes the last window as it is.
-func (s *stage) steadyWrites() (now, window beside.Writes, length time.Duration) {
+// is ready) and returns the writes so far, those at the start of the last
+// window, and the window's length. After two minutes it takes the last
+// window as it is.
+func (s *stage) steadyWrites() (now, windowStart writeSample, length time.Duration) {
 	s.t.Helper()
 	const step = 5 * time.Second
 	steady := func(a, b float64) bool {
@@ -171,19 +214,19 @@ func (s *stage) steadyWrites() (now, window beside.Writes, length time.Duration)
 		}
 		return d <= 3 || d <= 0.1*a
 	}
-	prev := s.writes()
+	prev := s.sample()
 	time.Sleep(step)
-	cur := s.writes()
+	cur := s.sample()
 	last := cur.Sub(prev)
 	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); {
 		prev = cur
 		time.Sleep(step)
-		cur = s.writes()
+		cur = s.sample()
 		w := cur.Sub(prev)
 		if steady(w.ControlPlane, last.ControlPlane) && steady(w.Members, last.Members) {
-			return cur, w, step
+			return cur, prev, step
 		}
 		last = w
 	}
-	return cur, last, step
+	return cur, prev, step
 }
