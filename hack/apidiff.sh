@@ -4,7 +4,7 @@
 # For every library package (the packages of the root module outside
 # examples/, hack/ and any internal/ directory), it compares the API at the
 # baseline commit with the API in the work tree using
-# golang.org/x/exp/cmd/apidiff at the exact version below, and fails when an
+# golang.org/x/exp/cmd/apidiff (hack/apidiff-bin.sh), and fails when an
 # incompatible change is not named in CHANGELOG.md's Unreleased section.
 #
 # An incompatible change is named when the Unreleased section contains the
@@ -25,15 +25,9 @@
 # Overrides (the self-test, hack/apidiff-selftest.sh, uses them):
 #   APIDIFF_REPO     the repository to check (default: this checkout)
 #   APIDIFF_BASE     the baseline commit (default: from RELEASES, else 583b264)
-#   APIDIFF_BIN      an apidiff binary to use instead of building one
-#   APIDIFF_CACHE    where the built apidiff is kept
-#                    (default: ${XDG_CACHE_HOME:-$HOME/.cache}/fleetover-apidiff)
+#   APIDIFF_BIN, APIDIFF_CACHE  as hack/apidiff-bin.sh reads them
 set -euo pipefail
 
-# The apidiff version: a pseudo-version of golang.org/x/exp served by the Go
-# module proxy. Older ones build against a golang.org/x/tools that no longer
-# compiles with current Go releases (x/tools' tokeninternal).
-apidiff_version="v0.0.0-20261113113407-e3970619a1a4"
 # The API before the first release: CHANGELOG.md's first section counts from it.
 first_baseline="583b264462ad0216388793007a782037f8e8ee91"
 
@@ -73,20 +67,7 @@ if ! grep -qE '^## \[?[Uu]nreleased\]?' CHANGELOG.md; then
 fi
 
 # --- apidiff ------------------------------------------------------------------
-if [ -n "${APIDIFF_BIN:-}" ]; then
-  apidiff="${APIDIFF_BIN}"
-else
-  cache="${APIDIFF_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/fleetover-apidiff}/${apidiff_version}"
-  apidiff="${cache}/apidiff"
-  if [ ! -x "${apidiff}" ]; then
-    echo "==> building golang.org/x/exp/cmd/apidiff@${apidiff_version} into ${cache}"
-    mkdir -p "${cache}"
-    # The tool is built by the Go its own module asks for, whatever
-    # GOTOOLCHAIN the packages are compared with.
-    (cd "${cache}" && GOTOOLCHAIN=auto GOBIN="${cache}" GOFLAGS=-mod=mod go install "golang.org/x/exp/cmd/apidiff@${apidiff_version}")
-  fi
-fi
-[ -x "${apidiff}" ] || die "no apidiff binary at ${apidiff}"
+apidiff=$(bash "${script_dir}/apidiff-bin.sh")
 
 # --- the baseline tree ----------------------------------------------------------
 scratch=$(mktemp -d)
@@ -126,7 +107,7 @@ library_packages "${base_tree}" "${module}" | sort >"${scratch}/base.pkgs"
 library_packages "${repo}" "${module}" | sort >"${scratch}/head.pkgs"
 
 echo "==> API of ${module}: baseline ${base_full:0:12} (${base_from}) against the work tree"
-echo "    apidiff golang.org/x/exp/cmd/apidiff@${apidiff_version}"
+echo "    apidiff ${apidiff}"
 
 missing=()
 incompatible=0
