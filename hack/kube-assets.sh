@@ -129,5 +129,9 @@ if ! assets_work; then
   rm -rf "${assets}"
   mv "${work}/out" "${assets}" 2>/dev/null || assets_work || { log "cannot publish ${assets}"; exit 1; }
 fi
-log "built in $(( $(date +%s) - start ))s -> ${assets}"
+# The CPU time of the build's processes, as `times` counts them (written
+# to a file: in $(...) it would count a subshell's children, none).
+times >"${work}/times"
+cpu=$(awk 'NR == 2 {t = 0; for (i = 1; i <= 2; i++) {split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2]}; printf "%d", t}' "${work}/times")
+log "built in $(( $(date +%s) - start ))s (CPU ${cpu}s) -> ${assets}"
 echo "${assets}"

@@ -95,7 +95,8 @@ children_cpu() {
 # processes used (two cores: up to twice the wall time): a step far below
 # its wall time waits (downloads, a real clock), one near twice it
 # computes. The background build of the test binaries counts in the step
-# that waits for it, kube-assets.
+# that runs when it ends (bash counts a process when it has ended and been
+# reaped); the kube-assets step prints its own figure.
 step() {
   local id=$1 title=$2
   shift 2
