@@ -47,8 +47,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 steps=()
+titles=()
 durations=()
 cpus=()
+current_title=""
 current=""
 suite_start=${SECONDS}
 
@@ -57,14 +59,14 @@ summary() {
   echo
   echo "==> summary"
   local i
-  printf '    %-44s %6s %8s\n' "" "wall" "CPU"
+  printf '    %-12s %6s %8s\n' "step" "wall" "CPU"
   for i in "${!steps[@]}"; do
-    printf '    %-44s %5ss %7ss\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}"
+    printf '    %-12s %5ss %7ss  %s\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}" "${titles[$i]}"
   done
   if [ "${status}" != 0 ] && [ -n "${current}" ]; then
-    printf '    %-44s %5ss  FAILED\n' "${current}" "$((SECONDS - step_start))"
+    printf '    %-12s %5ss %8s  %s\n' "${current}" "$((SECONDS - step_start))" "FAILED" "${current_title}"
   fi
-  printf '    %-44s %5ss\n' "total" "$((SECONDS - suite_start))"
+  printf '    %-12s %5ss\n' "total" "$((SECONDS - suite_start))"
   if [ "${status}" = 0 ]; then echo "PASS"; else echo "FAIL"; fi
 }
 
@@ -101,7 +103,8 @@ step() {
   local id=$1 title=$2
   shift 2
   wanted "${id}" || return 0
-  current=${title}
+  current=${id}
+  current_title=${title}
   step_start=${SECONDS}
   children_cpu
   local cpu_start=${cpu_now}
@@ -110,7 +113,8 @@ step() {
   children_cpu
   local took=$((SECONDS - step_start)) cpu=$((cpu_now - cpu_start))
   echo "<== ${title}: ${took}s (CPU ${cpu}s)"
-  steps+=("${title}")
+  steps+=("${id}")
+  titles+=("${title}")
   durations+=("${took}")
   cpus+=("${cpu}")
   current=""
