@@ -322,7 +322,13 @@ func (q *deadlineQueue[K]) Get() (key K, shutdown bool) {
 				q.mu.Unlock()
 				return key, false
 			}
-			if !q.armTimerSteadyLocked(q.heap[0].at, now) {
+			at := q.heap[0].at
+			q.armTimerLocked(at, now)
+			if rearmWhileClockMoves(q.clock, at, now, func(now int64) {
+				q.timerArmed = false // the same deadline, armed from a new time
+				q.armTimerLocked(at, now)
+			}) {
+				q.timerArmed = false
 				continue // due by now: handed out above
 			}
 			timerC = q.timer.C()
@@ -396,27 +402,27 @@ func (q *deadlineQueue[K]) armTimerLocked(at, now int64) {
 // more is enough there, and a bound keeps a wait from spinning on it.
 const maxRearms = 3
 
-// armTimerSteadyLocked arms the timer for at, read at now, and arms it
-// again while the clock moved in between (up to maxRearms times): a timer
-// counts from its arming, so a clock step between the read and the arming
-// would make it fire a step late, and under a fake clock that is not
-// stepped again, never. It reports false when at is due by the time the
-// clock is read again: the caller hands the key out instead of waiting.
-func (q *deadlineQueue[K]) armTimerSteadyLocked(at, now int64) bool {
-	q.armTimerLocked(at, now)
+// rearmWhileClockMoves reads clk again after a timer was armed for at
+// (nanoseconds, as toNanos gives them), read at now, and calls rearm with
+// the new time while the clock moved in between, up to maxRearms times: a
+// timer counts from its arming, so a clock step between the read and the
+// arming would make it fire a step late, and under a fake clock that is
+// not stepped again, never. It reports whether at came meanwhile: the
+// caller then looks again instead of waiting on the timer. DeadlineQueue's
+// Get and Pacer's Wait arm this way.
+func rearmWhileClockMoves(clk clock.PassiveClock, at, now int64, rearm func(now int64)) (due bool) {
 	for range maxRearms {
-		after := toNanos(q.clock.Now())
+		after := toNanos(clk.Now())
 		if after == now {
-			return true
-		}
-		q.timerArmed = false
-		if at <= after {
 			return false
 		}
+		if at <= after {
+			return true
+		}
 		now = after
-		q.armTimerLocked(at, now)
+		rearm(now)
 	}
-	return true
+	return false
 }
 
 func (q *deadlineQueue[K]) stopTimerLocked() {

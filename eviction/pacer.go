@@ -467,8 +467,13 @@ func (p *pacer) Wait(ctx context.Context, zone string) error {
 			}
 			continue
 		}
-		t, due := steadyTimer(p.cfg.Clock, at, now)
-		if due {
+		t := p.cfg.Clock.NewTimer(at.Sub(now))
+		atNanos := toNanos(at)
+		if rearmWhileClockMoves(p.cfg.Clock, atNanos, toNanos(now), func(now int64) {
+			t.Stop()
+			t = p.cfg.Clock.NewTimer(time.Duration(atNanos - now))
+		}) {
+			t.Stop()
 			continue
 		}
 		select {
@@ -480,26 +485,4 @@ func (p *pacer) Wait(ctx context.Context, zone string) error {
 		case <-t.C():
 		}
 	}
-}
-
-// steadyTimer returns a timer that fires at at, on clk, read at now: it
-// arms the timer again while the clock moved before the arming (up to
-// maxRearms times; see armTimerSteadyLocked for why). due reports that at
-// came while arming: the timer is stopped and the caller looks again.
-func steadyTimer(clk clock.Clock, at, now time.Time) (t clock.Timer, due bool) {
-	t = clk.NewTimer(at.Sub(now))
-	for range maxRearms {
-		after := clk.Now()
-		if after.Equal(now) {
-			return t, false
-		}
-		if !after.Before(at) {
-			t.Stop()
-			return t, true
-		}
-		now = after
-		t.Stop()
-		t = clk.NewTimer(at.Sub(now))
-	}
-	return t, false
 }
