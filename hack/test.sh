@@ -25,7 +25,10 @@
 #     in the newest step. The conformance test against Karmada's own code
 #     (hack/conformance, Karmada v1.18.1) runs on the same minor release
 #     but at the patch Karmada v1.18.1 requires (k8s.io v0.35.3), so it
-#     compiles its own k8s.io packages rather than reusing that compile.
+#     does not reuse that compile; it reuses the assets build's instead
+#     (hack/kube-assets.sh builds Karmada's components with the same flags,
+#     in a graph that selects the same versions), and so does the
+#     scheduler step.
 #   - The module graph check builds inside Karmada v1.17.1's graph with
 #     that same floor toolchain.
 #   - The reference controllers' integration tests (examples/karmada,
@@ -41,8 +44,9 @@
 # 2-core machine with a margin (docs/contributing.md).
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
-# (default: all; ids: library apidiff graph newest conformance
-# scheduler kube-assets karmada beside ocm), for a rerun of one part.
+# (default: all; ids: library apidiff graph newest vet-examples
+# kube-assets conformance scheduler karmada ocm beside), for a rerun of
+# one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -120,6 +124,43 @@ step() {
   current=""
 }
 
+# Steps that need little of what runs before them start early, in the
+# background, beside the steps that run in the foreground; each prints its
+# output when its own step comes (see the step list). background ID
+# COMMAND... starts one (if TEST_SH_STEPS wants it), output to a file;
+# joined ID waits for it, prints that output and returns its status. The
+# EXIT trap stops what is still running (stop_tree: the go command and a
+# test binary's kube-apiserver and etcd are that process's descendants).
+declare -A bg_pid=() bg_log=()
+background() {
+  local id=$1
+  shift
+  wanted "${id}" || return 0
+  bg_log[${id}]=$(mktemp)
+  (
+    start=${SECONDS} rc=0
+    "$@" || rc=$?
+    echo "    (ran in the background for $((SECONDS - start))s)"
+    exit "${rc}"
+  ) >"${bg_log[${id}]}" 2>&1 &
+  bg_pid[${id}]=$!
+}
+
+joined() {
+  local id=$1 rc=0
+  wait "${bg_pid[${id}]}" || rc=$?
+  unset "bg_pid[${id}]"
+  cat "${bg_log[${id}]}"
+  rm -f "${bg_log[${id}]}"
+  return "${rc}"
+}
+
+stop_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do stop_tree "${child}"; done
+  kill "$1" 2>/dev/null || true
+}
+
 floor_go="${FLOOR_GO:-go1.25.7}"
 
 library_floor() {
@@ -181,10 +222,30 @@ kube_assets() {
   echo "    KUBEBUILDER_ASSETS=${assets}"
 }
 
+# The examples' vet compiles their raced dependencies (k8s.io,
+# controller-runtime, Karmada's and OCM's API types: the tests reuse that
+# compile), and needs no kube-apiserver: it runs while the assets build
+# does, before the step that waits for it. The karmada and ocm steps then
+# only compile and run their tests (each vets its module itself when run
+# without this step).
+examples_vetted=""
+vet_examples() {
+  (cd examples/karmada && go vet -race ./...)
+  (cd examples/ocm && go vet -race ./...)
+  examples_vetted=1
+}
+
+# examples/ocm's tests run beside examples/karmada's: both wait on their
+# API servers more than they compute (on two cores examples/karmada's
+# tests leave about half a core idle, about what examples/ocm's use), and
+# both run on the fake clock, so the sharing moves no deadline. They start
+# once examples/karmada's vet has compiled the raced packages the two
+# share, so that they do not compile them each for itself at the same time.
 examples_karmada() {
   [ -n "${assets}" ] || kube_assets
-  (cd examples/karmada && go vet -race ./... &&
-    KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
+  [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./...)
+  background ocm examples_ocm
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
 }
 
 # Karmada's own control plane, twice (Karmada alone, and fleetover beside
@@ -205,8 +266,14 @@ beside_karmada() {
 
 examples_ocm() {
   [ -n "${assets}" ] || kube_assets
-  (cd examples/ocm && go vet -race ./... &&
-    KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=15m ./...)
+  [ -n "${examples_vetted}" ] || (cd examples/ocm && go vet -race ./...)
+  (cd examples/ocm && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=15m ./...)
+}
+
+# The ocm step: examples/ocm's run, started beside the karmada step's
+# tests, or here when the karmada step did not run.
+ocm_step() {
+  if [ -n "${bg_pid[ocm]:-}" ]; then joined ocm; else examples_ocm; fi
 }
 
 if wanted kube-assets || wanted karmada || wanted beside || wanted ocm; then
@@ -216,14 +283,22 @@ fi
 # would see the status of the last command that finished, and say PASS).
 trap 'exit 130' INT
 trap 'exit 143' TERM
-trap 'summary; [ -z "${assets_pid}" ] || kill "${assets_pid}" 2>/dev/null; rm -f "${assets_out}" "${assets_log}" "${times_out}"' EXIT
+trap 'summary; [ -z "${assets_pid}" ] || stop_tree "${assets_pid}"; for p in "${bg_pid[@]}"; do stop_tree "${p}"; done; rm -f "${assets_out}" "${assets_log}" "${times_out}" "${bg_log[@]}"' EXIT
+# The newest step shares no compile with the steps before it (another
+# toolchain, another k8s.io, -race): it runs beside them.
+background newest bash hack/test-newest.sh
 step library "library at the floor, ${floor_go} (vet, test)" library_floor
 step apidiff "API compatibility with the last release" api_compatibility
 step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
-step newest "library at the newest k8s.io (vet, test -race)" bash hack/test-newest.sh
+step newest "library at the newest k8s.io (vet, test -race; run beside the steps above)" joined newest
+step vet-examples "examples/karmada and examples/ocm (vet -race, which compiles their tests' dependencies)" vet_examples
+step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
+# After the assets build: the Karmada and k8s.io packages the next two
+# steps compile are the ones the assets build compiled for Karmada's
+# components (hack/kube-assets.sh), found in the build cache. Before it,
+# they would be compiled by both at the same time.
 step conformance "conformance against Karmada's own code" conformance
 step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler
-step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
 step karmada "examples/karmada (real kube-apiserver, -race)" examples_karmada
+step ocm "examples/ocm (real kube-apiserver, -race; run beside the karmada step's tests)" ocm_step
 step beside "beside the real Karmada (its control plane, K and F, -race)" beside_karmada
-step ocm "examples/ocm (real kube-apiserver, -race)" examples_ocm

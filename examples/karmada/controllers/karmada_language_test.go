@@ -188,7 +188,11 @@ func TestClusterTaintPoliciesApplyOldestFirst(t *testing.T) {
 	cl := f.cluster(name)
 	i := slices.IndexFunc(cl.Spec.Taints, func(tn corev1.Taint) bool { return tn.Effect == corev1.TaintEffectNoExecute })
 	if i < 0 || cl.Spec.Taints[i].TimeAdded == nil || !cl.Spec.Taints[i].TimeAdded.Time.Equal(notReadyAt) {
-		t.Fatalf("taints %s: want the NoExecute taint kept with TimeAdded %v", taintString(cl), notReadyAt)
+		var added any
+		if i >= 0 {
+			added = cl.Spec.Taints[i].TimeAdded
+		}
+		t.Fatalf("taints %s (NoExecute added %v; conditions %+v): want the NoExecute taint kept with TimeAdded %v", taintString(cl), added, cl.Status.Conditions, notReadyAt)
 	}
 }
 
