@@ -40,12 +40,18 @@
 #     compiles every dependency, and with the same flags as the raced test
 #     that compile is shared (without -race the whole Kubernetes graph
 #     would be compiled twice, once plain for vet and once raced).
+#   - Every `go test` runs with -vet=off, after a `go vet` of the same
+#     packages: vet checks a package with facts it computes for every
+#     package the package imports, and keys them by its flags, so the
+#     subset of checks go test runs by default would compute them all
+#     again (on a first run, for some 2,000 packages of k8s.io, Karmada and
+#     the standard library); `go vet` runs every check that subset has.
 # Every `go test` has an explicit -timeout, sized from measurements on a
 # 2-core machine with a margin (docs/contributing.md).
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
 # (default: all; ids: library apidiff graph newest vet-examples
-# kube-assets conformance scheduler karmada ocm beside), for a rerun of
+# conformance scheduler kube-assets karmada ocm beside), for a rerun of
 # one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -128,7 +134,9 @@ step() {
 # background, beside the steps that run in the foreground; each prints its
 # output when its own step comes (see the step list). background ID
 # COMMAND... starts one (if TEST_SH_STEPS wants it), output to a file;
-# joined ID waits for it, prints that output and returns its status. The
+# joined ID waits for it, prints that output and returns its status. Its
+# CPU time is printed with its output; in the summary it counts in the step
+# that runs when it ends (as the assets build's). The
 # EXIT trap stops what is still running (stop_tree: the go command and a
 # test binary's kube-apiserver and etcd are that process's descendants).
 declare -A bg_pid=() bg_log=()
@@ -140,7 +148,10 @@ background() {
   (
     start=${SECONDS} rc=0
     "$@" || rc=$?
-    echo "    (ran in the background for $((SECONDS - start))s)"
+    times_out=$(mktemp) # not the foreground's file
+    children_cpu
+    rm -f "${times_out}"
+    echo "    (ran in the background for $((SECONDS - start))s, CPU ${cpu_now}s)"
     exit "${rc}"
   ) >"${bg_log[${id}]}" 2>&1 &
   bg_pid[${id}]=$!
@@ -165,7 +176,7 @@ floor_go="${FLOOR_GO:-go1.25.7}"
 
 library_floor() {
   GOTOOLCHAIN="${floor_go}" go vet ./...
-  GOTOOLCHAIN="${floor_go}" go test -count=1 -timeout=15m ./...
+  GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=15m ./...
 }
 
 # apidiff type-checks the library against its dependencies' export data,
@@ -177,7 +188,7 @@ api_compatibility() {
 }
 
 conformance() {
-  (cd hack/conformance && go vet ./... && go test -count=1 -timeout=15m . -cases=3000)
+  (cd hack/conformance && go vet ./... && go test -vet=off -count=1 -timeout=15m . -cases=3000)
 }
 
 # fleetover's filter plugins in Karmada's own scheduler, and the annotation
@@ -190,8 +201,8 @@ conformance() {
 karmada_scheduler() {
   # The carrier is at the library's floor: on the floor toolchain, its
   # compile of k8s.io is the library step's.
-  (cd examples/karmada/carrier && GOTOOLCHAIN="${floor_go}" go vet ./... && GOTOOLCHAIN="${floor_go}" go test -count=1 -timeout=5m ./...)
-  (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -count=1 -timeout=5m ./...)
+  (cd examples/karmada/carrier && GOTOOLCHAIN="${floor_go}" go vet ./... && GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=5m ./...)
+  (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -vet=off -count=1 -timeout=5m ./...)
 }
 
 # The binaries the integration tests start (kube-apiserver, etcd and
@@ -245,7 +256,7 @@ examples_karmada() {
   [ -n "${assets}" ] || kube_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./...)
   background ocm examples_ocm
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
 }
 
 # Karmada's own control plane, twice (Karmada alone, and fleetover beside
@@ -261,13 +272,14 @@ examples_karmada() {
 # events then came past the scenarios' deadlines.
 beside_karmada() {
   [ -n "${assets}" ] || kube_assets
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -parallel=8 -timeout=20m ./beside/)
+  [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./beside/)
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=8 -timeout=20m ./beside/)
 }
 
 examples_ocm() {
   [ -n "${assets}" ] || kube_assets
   [ -n "${examples_vetted}" ] || (cd examples/ocm && go vet -race ./...)
-  (cd examples/ocm && KUBEBUILDER_ASSETS="${assets}" go test -race -count=1 -timeout=15m ./...)
+  (cd examples/ocm && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -timeout=15m ./...)
 }
 
 # The ocm step: examples/ocm's run, started beside the karmada step's
@@ -292,13 +304,13 @@ step apidiff "API compatibility with the last release" api_compatibility
 step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
 step newest "library at the newest k8s.io (vet, test -race; run beside the steps above)" joined newest
 step vet-examples "examples/karmada and examples/ocm (vet -race, which compiles their tests' dependencies)" vet_examples
-step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
-# After the assets build: the Karmada and k8s.io packages the next two
-# steps compile are the ones the assets build compiled for Karmada's
-# components (hack/kube-assets.sh), found in the build cache. Before it,
-# they would be compiled by both at the same time.
+# The Karmada and k8s.io packages the next two steps compile are those the
+# assets build compiles for Karmada's components (hack/kube-assets.sh),
+# which has begun first and compiled most of them by now: they are found in
+# the build cache. Their vet and tests run while the build goes on.
 step conformance "conformance against Karmada's own code" conformance
 step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler
+step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
 step karmada "examples/karmada (real kube-apiserver, -race)" examples_karmada
 step ocm "examples/ocm (real kube-apiserver, -race; run beside the karmada step's tests)" ocm_step
 step beside "beside the real Karmada (its control plane, K and F, -race)" beside_karmada
