@@ -14,6 +14,14 @@
 # stdout: the assets folder only (use it as KUBEBUILDER_ASSETS).
 # stderr: progress.
 #
+# It builds in two stages, each published to a folder of its own: first
+# kube-apiserver and etcd (all the reference controllers' tests need),
+# then Karmada's components beside copies of those two (the folder it
+# prints). KUBE_ASSETS_KUBE_READY, when set, names a file the script writes
+# the first folder's path into as soon as that folder is complete, so that
+# a caller can start the tests that need only it while Karmada's components
+# build (hack/test.sh does).
+#
 # Overrides: KUBE_ASSETS_K8S_VERSION, KUBE_ASSETS_ETCD_VERSION,
 # KUBE_ASSETS_KARMADA_VERSION, KUBE_ASSETS_CACHE (the parent folder of the
 # per-version folders).
@@ -28,21 +36,46 @@ karmada_components=(controller-manager scheduler webhook aggregated-apiserver)
 staging_version="v0.${k8s_version#v1.}"
 
 cache_root="${KUBE_ASSETS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fleetover/kube-assets}"
-assets="${cache_root}/${k8s_version}-${etcd_version}-karmada-${karmada_version}"
+kube="${cache_root}/${k8s_version}-${etcd_version}"
+assets="${kube}-karmada-${karmada_version}"
 
 log() { echo "kube-assets: $*" >&2; }
 
+# kube_works DIR: DIR holds a kube-apiserver and an etcd that run.
+kube_works() {
+  [ -x "$1/kube-apiserver" ] && [ -x "$1/etcd" ] &&
+    "$1/kube-apiserver" --version >/dev/null 2>&1 &&
+    "$1/etcd" --version >/dev/null 2>&1
+}
+
 assets_work() {
-  [ -x "${assets}/kube-apiserver" ] && [ -x "${assets}/etcd" ] &&
-    "${assets}/kube-apiserver" --version >/dev/null 2>&1 &&
-    "${assets}/etcd" --version >/dev/null 2>&1 || return 1
+  kube_works "${assets}" || return 1
   local c
   for c in "${karmada_components[@]}"; do
     "${assets}/karmada-${c}" --help >/dev/null 2>&1 || return 1
   done
 }
 
+# kube_ready DIR tells the caller (KUBE_ASSETS_KUBE_READY) that DIR holds
+# kube-apiserver and etcd.
+kube_ready() {
+  [ -z "${KUBE_ASSETS_KUBE_READY:-}" ] || echo "$1" >"${KUBE_ASSETS_KUBE_READY}"
+}
+
+# publish FROM TO CHECK...: moves FROM to TO atomically (a reader sees no
+# folder or a complete one), unless the command CHECK... finds TO complete
+# (a run that finishes second keeps the first run's binaries).
+publish() {
+  local from=$1 to=$2
+  shift 2
+  if ! "$@"; then
+    rm -rf "${to}"
+    mv "${from}" "${to}" 2>/dev/null || "$@" || { log "cannot publish ${to}"; exit 1; }
+  fi
+}
+
 if assets_work; then
+  kube_ready "${assets}"
   echo "${assets}"
   exit 0
 fi
@@ -74,73 +107,77 @@ start=$(date +%s)
 # kube-apiserver: k8s.io/kubernetes replaces its staging modules with local
 # folders, which do not exist in the module zip, so a consumer must replace
 # each of them with the published staging release of the same version.
-# Karmada's components require those same staging releases.
-log "building kube-apiserver ${k8s_version} (staging ${staging_version}) and Karmada ${karmada_version}'s ${karmada_components[*]}"
-mkdir -p "${work}/apiserver" "${work}/out"
-(
-  cd "${work}/apiserver"
-  go mod init fleetover.local/kube-assets/apiserver >/dev/null 2>&1
-  k8s_mod=$(go mod download -json "k8s.io/kubernetes@${k8s_version}" |
-    sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
-  [ -n "${k8s_mod}" ] || { log "cannot download k8s.io/kubernetes@${k8s_version}"; exit 1; }
-  go mod edit -require="k8s.io/kubernetes@${k8s_version}" -require="github.com/karmada-io/karmada@${karmada_version}"
-  staging=$(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\) => \./staging/src/.*#\1#p' "${k8s_mod}")
-  [ -n "${staging}" ] || { log "no staging replaces found in ${k8s_mod}"; exit 1; }
-  for m in ${staging}; do
-    go mod edit -replace="${m}=${m}@${staging_version}"
-  done
-  {
-    echo "//go:build tools"
-    echo
-    echo "package tools"
-    echo
-    echo "import ("
-    echo "	_ \"k8s.io/kubernetes/cmd/kube-apiserver\""
-    for c in "${karmada_components[@]}"; do echo "	_ \"github.com/karmada-io/karmada/cmd/${c}\""; done
-    echo ")"
-  } >tools.go
-  go mod tidy >&2
-  # Stamp the versions a release build would carry, so clients and the
-  # servers' own compatibility checks see v1.35.x and v1.18.x, not
-  # v0.0.0-master.
-  minor="${k8s_version#v1.}"; minor="${minor%%.*}"
-  version_pkg=k8s.io/component-base/version
-  karmada_version_pkg=github.com/karmada-io/karmada/pkg/version
-  ldflags="-s -w -X ${version_pkg}.gitVersion=${k8s_version} -X ${version_pkg}.gitMajor=1 -X ${version_pkg}.gitMinor=${minor} -X ${version_pkg}.gitTreeState=clean -X ${karmada_version_pkg}.gitVersion=${karmada_version}"
-  pkgs=(k8s.io/kubernetes/cmd/kube-apiserver)
-  for c in "${karmada_components[@]}"; do pkgs+=("github.com/karmada-io/karmada/cmd/${c}"); done
-  go build "-ldflags=${ldflags}" -o "${work}/out/" "${pkgs[@]}" >&2
-  for c in "${karmada_components[@]}"; do mv "${work}/out/${c}" "${work}/out/karmada-${c}"; done
-)
+# Karmada's components require those same staging releases: one module
+# builds both, so the k8s.io packages they share are compiled once (by the
+# first stage, found in the build cache by the second).
+mkdir -p "${work}/apiserver" "${work}/kube" "${work}/out"
+cd "${work}/apiserver"
+go mod init fleetover.local/kube-assets/apiserver >/dev/null 2>&1
+k8s_mod=$(go mod download -json "k8s.io/kubernetes@${k8s_version}" |
+  sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+[ -n "${k8s_mod}" ] || { log "cannot download k8s.io/kubernetes@${k8s_version}"; exit 1; }
+go mod edit -require="k8s.io/kubernetes@${k8s_version}" -require="github.com/karmada-io/karmada@${karmada_version}"
+staging=$(sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\) => \./staging/src/.*#\1#p' "${k8s_mod}")
+[ -n "${staging}" ] || { log "no staging replaces found in ${k8s_mod}"; exit 1; }
+for m in ${staging}; do
+  go mod edit -replace="${m}=${m}@${staging_version}"
+done
+{
+  echo "//go:build tools"
+  echo
+  echo "package tools"
+  echo
+  echo "import ("
+  echo "	_ \"k8s.io/kubernetes/cmd/kube-apiserver\""
+  for c in "${karmada_components[@]}"; do echo "	_ \"github.com/karmada-io/karmada/cmd/${c}\""; done
+  echo ")"
+} >tools.go
+go mod tidy >&2
+# Stamp the versions a release build would carry, so clients and the
+# servers' own compatibility checks see v1.35.x and v1.18.x, not
+# v0.0.0-master.
+minor="${k8s_version#v1.}"; minor="${minor%%.*}"
+version_pkg=k8s.io/component-base/version
+karmada_version_pkg=github.com/karmada-io/karmada/pkg/version
+ldflags="-s -w -X ${version_pkg}.gitVersion=${k8s_version} -X ${version_pkg}.gitMajor=1 -X ${version_pkg}.gitMinor=${minor} -X ${version_pkg}.gitTreeState=clean -X ${karmada_version_pkg}.gitVersion=${karmada_version}"
 
-# etcd: the server module's root package is the etcd main package. A separate
-# module keeps its dependency graph from mixing with the API server's.
-log "building etcd ${etcd_version}"
-mkdir -p "${work}/etcd"
-(
-  cd "${work}/etcd"
-  go mod init fleetover.local/kube-assets/etcd >/dev/null 2>&1
-  go mod edit -require="go.etcd.io/etcd/server/v3@${etcd_version}"
-  cat >tools.go <<'EOF'
-//go:build tools
-
-package tools
-
-import _ "go.etcd.io/etcd/server/v3"
-EOF
-  go mod tidy >&2
-  go build "${build_flags[@]}" -o "${work}/out/etcd" go.etcd.io/etcd/server/v3 >&2
-)
-
-"${work}/out/kube-apiserver" --version >&2
-"${work}/out/etcd" --version >&2
-
-# Publish atomically: a reader sees no folder or a complete one. A run that
-# finishes second keeps the first run's binaries.
-if ! assets_work; then
-  rm -rf "${assets}"
-  mv "${work}/out" "${assets}" 2>/dev/null || assets_work || { log "cannot publish ${assets}"; exit 1; }
+# Stage 1: kube-apiserver and etcd.
+if kube_works "${kube}"; then
+  log "kube-apiserver and etcd found in ${kube}"
+else
+  log "building kube-apiserver ${k8s_version} (staging ${staging_version})"
+  go build "-ldflags=${ldflags}" -o "${work}/kube/" k8s.io/kubernetes/cmd/kube-apiserver >&2
+  # etcd: the server module's root package is the etcd main package. A
+  # separate module keeps its dependency graph from mixing with the API
+  # server's.
+  log "building etcd ${etcd_version}"
+  mkdir -p "${work}/etcd"
+  (
+    cd "${work}/etcd"
+    go mod init fleetover.local/kube-assets/etcd >/dev/null 2>&1
+    go mod edit -require="go.etcd.io/etcd/server/v3@${etcd_version}"
+    printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' >tools.go
+    go mod tidy >&2
+    go build "${build_flags[@]}" -o "${work}/kube/etcd" go.etcd.io/etcd/server/v3 >&2
+  )
+  "${work}/kube/kube-apiserver" --version >&2
+  "${work}/kube/etcd" --version >&2
+  publish "${work}/kube" "${kube}" kube_works "${kube}"
+  log "kube-apiserver and etcd built in $(( $(date +%s) - start ))s -> ${kube}"
 fi
+kube_ready "${kube}"
+
+# Stage 2: Karmada's components, beside copies of kube-apiserver and etcd
+# (one folder holds every binary the tests beside Karmada start).
+log "building Karmada ${karmada_version}'s ${karmada_components[*]}"
+pkgs=()
+for c in "${karmada_components[@]}"; do pkgs+=("github.com/karmada-io/karmada/cmd/${c}"); done
+go build "-ldflags=${ldflags}" -o "${work}/out/" "${pkgs[@]}" >&2
+for c in "${karmada_components[@]}"; do mv "${work}/out/${c}" "${work}/out/karmada-${c}"; done
+cp "${kube}/kube-apiserver" "${kube}/etcd" "${work}/out/"
+cd "${cache_root}"
+publish "${work}/out" "${assets}" assets_work
+
 # The CPU time of the build's processes, as `times` counts them (written
 # to a file: in $(...) it would count a subshell's children, none).
 times >"${work}/times"

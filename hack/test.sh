@@ -51,8 +51,8 @@
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
 # (default: all; ids: library apidiff graph newest vet-examples
-# conformance scheduler kube-assets karmada ocm beside), for a rerun of
-# one part.
+# conformance scheduler kube-assets karmada ocm karmada-assets beside), for
+# a rerun of one part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,14 +69,14 @@ summary() {
   echo
   echo "==> summary"
   local i
-  printf '    %-12s %6s %8s\n' "step" "wall" "CPU"
+  printf '    %-14s %6s %8s\n' "step" "wall" "CPU"
   for i in "${!steps[@]}"; do
-    printf '    %-12s %5ss %7ss  %s\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}" "${titles[$i]}"
+    printf '    %-14s %5ss %7ss  %s\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}" "${titles[$i]}"
   done
   if [ "${status}" != 0 ] && [ -n "${current}" ]; then
-    printf '    %-12s %5ss %8s  %s\n' "${current}" "$((SECONDS - step_start))" "FAILED" "${current_title}"
+    printf '    %-14s %5ss %8s  %s\n' "${current}" "$((SECONDS - step_start))" "FAILED" "${current_title}"
   fi
-  printf '    %-12s %5ss\n' "total" "$((SECONDS - suite_start))"
+  printf '    %-14s %5ss\n' "total" "$((SECONDS - suite_start))"
   if [ "${status}" = 0 ]; then echo "PASS"; else echo "FAIL"; fi
 }
 
@@ -207,18 +207,43 @@ karmada_scheduler() {
 
 # The binaries the integration tests start (kube-apiserver, etcd and
 # Karmada's components) are the longest build of a first run: it starts in
-# the background at once, beside the library's steps, and the step that
-# needs it waits for it. Later runs find them cached.
+# the background at once, beside the library's steps. It publishes
+# kube-apiserver and etcd first (hack/kube-assets.sh, KUBE_ASSETS_KUBE_READY):
+# the reference controllers' tests need only those and start then, while
+# Karmada's components build; the tests beside Karmada wait for the whole
+# build. Later runs find them cached.
 assets_out=$(mktemp)
 assets_log=$(mktemp)
+kube_ready=$(mktemp)
 assets_pid=""
 assets=""
+kube=""
 start_assets() {
-  bash hack/kube-assets.sh >"${assets_out}" 2>"${assets_log}" &
+  KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}" 2>"${assets_log}" &
   assets_pid=$!
 }
 
+# kube_assets sets kube to the folder of kube-apiserver and etcd, waiting
+# for the build to publish it (it polls: bash cannot wait for part of a
+# process).
 kube_assets() {
+  if [ -z "${assets_pid}" ]; then
+    all_assets
+    return
+  fi
+  while [ ! -s "${kube_ready}" ] && kill -0 "${assets_pid}" 2>/dev/null; do sleep 1; done
+  if [ ! -s "${kube_ready}" ]; then
+    all_assets # the build ended without it: its error
+    return
+  fi
+  kube=$(cat "${kube_ready}")
+  grep -v '^go: downloading' "${assets_log}" | grep 'kube-apiserver and etcd' || true
+  echo "    KUBEBUILDER_ASSETS=${kube}"
+}
+
+# all_assets sets assets (and kube) to the folder of every binary, waiting
+# for the build to end.
+all_assets() {
   if [ -n "${assets_pid}" ]; then
     if ! wait "${assets_pid}"; then
       cat "${assets_log}" >&2
@@ -227,9 +252,10 @@ kube_assets() {
     assets_pid=""
     grep -v '^go: downloading' "${assets_log}" | tail -n 3 || true
   else
-    bash hack/kube-assets.sh >"${assets_out}"
+    KUBE_ASSETS_KUBE_READY="" bash hack/kube-assets.sh >"${assets_out}"
   fi
   assets=$(cat "${assets_out}")
+  kube=${kube:-${assets}}
   echo "    KUBEBUILDER_ASSETS=${assets}"
 }
 
@@ -253,10 +279,10 @@ vet_examples() {
 # once examples/karmada's vet has compiled the raced packages the two
 # share, so that they do not compile them each for itself at the same time.
 examples_karmada() {
-  [ -n "${assets}" ] || kube_assets
+  [ -n "${kube}" ] || kube_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./...)
   background ocm examples_ocm
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${kube}" go test -vet=off -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
 }
 
 # Karmada's own control plane, twice (Karmada alone, and fleetover beside
@@ -271,15 +297,15 @@ examples_karmada() {
 # the default, eight at a time starved Karmada's controller manager, whose
 # events then came past the scenarios' deadlines.
 beside_karmada() {
-  [ -n "${assets}" ] || kube_assets
+  [ -n "${assets}" ] || all_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./beside/)
   (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=8 -timeout=20m ./beside/)
 }
 
 examples_ocm() {
-  [ -n "${assets}" ] || kube_assets
+  [ -n "${kube}" ] || kube_assets
   [ -n "${examples_vetted}" ] || (cd examples/ocm && go vet -race ./...)
-  (cd examples/ocm && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -timeout=15m ./...)
+  (cd examples/ocm && KUBEBUILDER_ASSETS="${kube}" go test -vet=off -race -count=1 -timeout=15m ./...)
 }
 
 # The ocm step: examples/ocm's run, started beside the karmada step's
@@ -288,14 +314,14 @@ ocm_step() {
   if [ -n "${bg_pid[ocm]:-}" ]; then joined ocm; else examples_ocm; fi
 }
 
-if wanted kube-assets || wanted karmada || wanted beside || wanted ocm; then
+if wanted kube-assets || wanted karmada || wanted karmada-assets || wanted beside || wanted ocm; then
   start_assets
 fi
 # A run stopped by a signal is a failed run (without these, the EXIT trap
 # would see the status of the last command that finished, and say PASS).
 trap 'exit 130' INT
 trap 'exit 143' TERM
-trap 'summary; [ -z "${assets_pid}" ] || stop_tree "${assets_pid}"; for p in "${bg_pid[@]}"; do stop_tree "${p}"; done; rm -f "${assets_out}" "${assets_log}" "${times_out}" "${bg_log[@]}"' EXIT
+trap 'summary; [ -z "${assets_pid}" ] || stop_tree "${assets_pid}"; for p in "${bg_pid[@]}"; do stop_tree "${p}"; done; rm -f "${assets_out}" "${assets_log}" "${kube_ready}" "${times_out}" "${bg_log[@]}"' EXIT
 # The newest step shares no compile with the steps before it (another
 # toolchain, another k8s.io, -race): it runs beside them.
 background newest bash hack/test-newest.sh
@@ -310,7 +336,8 @@ step vet-examples "examples/karmada and examples/ocm (vet -race, which compiles 
 # the build cache. Their vet and tests run while the build goes on.
 step conformance "conformance against Karmada's own code" conformance
 step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler
-step kube-assets "kube-apiserver, etcd and Karmada's components (built in the background since the start)" kube_assets
+step kube-assets "kube-apiserver and etcd (built in the background since the start)" kube_assets
 step karmada "examples/karmada (real kube-apiserver, -race)" examples_karmada
 step ocm "examples/ocm (real kube-apiserver, -race; run beside the karmada step's tests)" ocm_step
+step karmada-assets "Karmada's components (built in the background since the start)" all_assets
 step beside "beside the real Karmada (its control plane, K and F, -race)" beside_karmada

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,12 +29,17 @@ var benchBindings = flag.String("beside.bench-bindings", "1,100", "comma-separat
 // the time from a member's failure (its API endpoint made unreachable;
 // the ClusterTaintPolicy of Karmada's docs taints it NoExecute once it is
 // not Ready) to every workload it ran being ready on the backup member,
-// and the API writes the control plane's components sent meanwhile, per
-// moved binding, less what they write when idle (their steady rate just
-// before, see steadyWrites): to karmada-apiserver, and to the members. In
-// F the
-// writes are karmada-controller-manager's and karmada-scheduler's plus
-// fleetover-controller-manager's; in K Karmada's alone.
+// and the API writes the control plane's components sent for it, per
+// moved binding. To karmada-apiserver: every successful write of a
+// component to an object of the failover's own (its namespace's bindings,
+// templates and events, its clusters' Works and their events), counted
+// from karmada-apiserver's audit log (Options.AuditWrites) from the
+// failure until no such write has come for a while (stageWrites); "work-"
+// is the part of it that went to Works. To the members: the components'
+// client metrics, less what they write when idle (their steady rate just
+// before, see steadyWrites). In F the writes are karmada-controller-
+// manager's and karmada-scheduler's plus fleetover-controller-manager's;
+// in K Karmada's alone.
 //
 //	go test ./beside/ -run '^$' -bench ClusterFailover -benchtime 1x [-beside.bench-bindings 1,100,1000] [-beside.eviction-rate 100]
 func BenchmarkClusterFailover(b *testing.B) {
@@ -88,9 +95,12 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 		return ready == n, fmt.Sprintf("%d ready", ready)
 	})
 	// The components write all the time (cluster status, leases, events):
-	// their steady rate is taken off the failover's writes.
+	// their steady rate is taken off the failover's writes to the members.
+	// To karmada-apiserver, only the failover's objects count, from the
+	// moment the propagation's writes to them have ended.
 	settled, windowStart, idle := s.steadyWrites()
 	background := settled.Sub(windowStart)
+	before := s.stageWrites(0)
 
 	b.StartTimer()
 	start := time.Now()
@@ -107,21 +117,18 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 	scale := took.Seconds() / idle.Seconds()
 	end := s.sample()
 	w := end.Sub(settled).Sub(background.Scale(scale))
+	audited := s.stageWrites(before.records)
 	b.ReportMetric(took.Seconds(), "s/failover")
-	b.ReportMetric(w.ControlPlane/float64(n), "writes/binding")
+	b.ReportMetric(float64(audited.total)/float64(n), "writes/binding")
+	b.ReportMetric(float64(audited.works)/float64(n), "work-writes/binding")
 	b.ReportMetric(w.Members/float64(n), "member-writes/binding")
-	if conf == beside.FleetoverBeside {
-		// What fleetover-controller-manager's share of them is, by
-		// request.
-		var lines []string
-		for _, kind := range slices.Sorted(maps.Keys(end.fleetover)) {
-			per := (float64(end.fleetover[kind]-settled.fleetover[kind]) - scale*float64(background.fleetover[kind])) / float64(n)
-			if per >= 0.005 {
-				lines = append(lines, fmt.Sprintf("  %-44s %6.2f", kind, per))
-			}
+	var lines []string
+	for _, kind := range slices.Sorted(maps.Keys(audited.byRequest)) {
+		if per := float64(audited.byRequest[kind]) / float64(n); per >= 0.005 {
+			lines = append(lines, fmt.Sprintf("  %-72s %6.2f", kind, per))
 		}
-		b.Logf("fleetover-controller-manager's writes per binding, by request:\n%s", strings.Join(lines, "\n"))
 	}
+	b.Logf("writes to karmada-apiserver per binding, by component and request (audit log):\n%s", strings.Join(lines, "\n"))
 }
 
 // template is a Deployment template of the stage's namespace, not yet
@@ -159,24 +166,17 @@ func (s *stage) readyOn(cluster string) int {
 }
 
 // writeSample is the writes counted at one moment, or between two: those
-// of every component doing the stage's configuration's work, and
-// fleetover-controller-manager's to the control plane by request (in F).
+// of every component doing the stage's configuration's work.
 type writeSample struct {
 	beside.Writes
-	fleetover map[string]int
 }
 
 // Sub returns the writes between o and w.
 func (w writeSample) Sub(o writeSample) writeSample {
-	d := writeSample{Writes: w.Writes.Sub(o.Writes), fleetover: map[string]int{}}
-	for k, v := range w.fleetover {
-		d.fleetover[k] = v - o.fleetover[k]
-	}
-	return d
+	return writeSample{Writes: w.Writes.Sub(o.Writes)}
 }
 
-// Scale returns the totals of w times f (the breakdown is scaled where it
-// is read).
+// Scale returns the totals of w times f.
 func (w writeSample) Scale(f float64) writeSample {
 	w.ControlPlane *= f
 	w.Members *= f
@@ -193,9 +193,80 @@ func (s *stage) sample() writeSample {
 	out := writeSample{Writes: w}
 	if s.conf == beside.FleetoverBeside {
 		out.Writes = out.Add(fleetoverWrites.Writes())
-		out.fleetover = fleetoverWrites.ByRequest()
 	}
 	return out
+}
+
+// auditedWrites is what the components wrote to one stage's objects in
+// karmada-apiserver, from its audit log.
+type auditedWrites struct {
+	// records is how many records the audit log held when these were
+	// counted: where the next count starts.
+	records int
+	// total counts the successful writes, works those to Works.
+	total, works int
+	// byRequest counts them by "<component> <verb> <resource>".
+	byRequest map[string]int
+}
+
+// stageWrites waits until no component has written to an object of the
+// stage for quietFor (after two minutes it counts what has come), then
+// counts the writes in the audit log after its first from records: those
+// to objects in the stage's namespace and in its clusters' execution
+// namespaces (karmada-es-<cluster>: their Works and events). A cluster's
+// own status and lease writes are left out: they go on whether or not
+// anything fails. The test's own writes are left out too (its client has
+// the test binary's User-Agent and the administrator's user; in F,
+// fleetover-controller-manager runs in the test process but as its
+// ServiceAccount).
+func (s *stage) stageWrites(from int) auditedWrites {
+	s.t.Helper()
+	const quietFor = 10 * time.Second
+	namespaces := map[string]bool{s.ns: true}
+	for _, c := range s.clusters {
+		namespaces["karmada-es-"+c] = true
+	}
+	testAgent := filepath.Base(os.Args[0]) + "/"
+	count := func() auditedWrites {
+		records, err := s.cp.Audit()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		out := auditedWrites{records: len(records), byRequest: map[string]int{}}
+		for _, r := range records[min(from, len(records)):] {
+			if !r.Write() || !namespaces[r.Namespace] {
+				continue
+			}
+			component, serviceAccount := strings.CutPrefix(r.User, "system:serviceaccount:")
+			if serviceAccount {
+				component = component[strings.LastIndex(component, ":")+1:]
+			} else if strings.HasPrefix(r.UserAgent, testAgent) {
+				continue
+			} else {
+				component, _, _ = strings.Cut(r.UserAgent, "/")
+			}
+			out.total++
+			if r.Resource == "works" {
+				out.works++
+			}
+			res := r.Resource
+			if r.Subresource != "" {
+				res += "/" + r.Subresource
+			}
+			out.byRequest[component+" "+r.Verb+" "+res]++
+		}
+		return out
+	}
+	last := count()
+	for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); {
+		time.Sleep(quietFor)
+		cur := count()
+		if cur.total == last.total {
+			return cur
+		}
+		last = cur
+	}
+	return last
 }
 
 // steadyWrites waits until the components' writes come at a steady rate

@@ -77,6 +77,10 @@ type Options struct {
 	// AuditUsers, when set, has karmada-apiserver keep an audit log of
 	// these users' requests (ControlPlane.Audit).
 	AuditUsers []string
+	// AuditWrites has karmada-apiserver's audit log also hold every user's
+	// write requests: what each component wrote, counted by the server
+	// (the benchmarks; a log of every write costs the API server time).
+	AuditWrites bool
 	// Identities, when set, is called once karmada-apiserver serves
 	// (Karmada's CRDs, the aggregated Cluster API, the webhook) and before
 	// any controller starts. It returns the kubeconfigs the scheduler and
@@ -245,8 +249,8 @@ func (cp *ControlPlane) startAPIServer(ca *authority) error {
 	args.Set("proxy-client-key-file", files["front-proxy-client.key"])
 	// No kube-proxy runs: the aggregator dials the Service's endpoint.
 	args.Set("enable-aggregator-routing", "true")
-	if len(cp.AuditUsers) > 0 {
-		policy, err := writeFiles(cp.Dir, map[string][]byte{"audit-policy.yaml": auditPolicy(cp.AuditUsers)})
+	if len(cp.AuditUsers) > 0 || cp.AuditWrites {
+		policy, err := writeFiles(cp.Dir, map[string][]byte{"audit-policy.yaml": auditPolicy(cp.AuditUsers, cp.AuditWrites)})
 		if err != nil {
 			return err
 		}

@@ -114,6 +114,9 @@ func checkRBAC(ctx context.Context, cp *beside.ControlPlane, full bool) error {
 	var forbidden []string
 	made := map[string]map[request]bool{}
 	for _, r := range records {
+		if !slices.Contains(cp.AuditUsers, r.User) {
+			continue // another user's write (Options.AuditWrites)
+		}
 		if r.Forbidden() {
 			forbidden = append(forbidden, r.String())
 			continue

@@ -3,10 +3,8 @@ package beside
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 
 	"github.com/prometheus/common/expfmt"
@@ -114,8 +112,6 @@ func scrapeWrites(ctx context.Context, metricsURL, controlPlaneHost string) (Wri
 type WriteCounter struct {
 	mu     sync.Mutex
 	writes Writes
-	// byRequest counts the control plane's writes by WriteKind.
-	byRequest map[string]int
 }
 
 // Wrap makes the requests of cfg count: those to cfg's own host as the
@@ -131,10 +127,6 @@ func (c *WriteCounter) Wrap(cfg *rest.Config) error {
 				c.mu.Lock()
 				if req.URL.Host == own.Host {
 					c.writes.ControlPlane++
-					if c.byRequest == nil {
-						c.byRequest = map[string]int{}
-					}
-					c.byRequest[WriteKind(req.Method, req.URL.Path)]++
 				} else {
 					c.writes.Members++
 				}
@@ -151,38 +143,6 @@ func (c *WriteCounter) Writes() Writes {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.writes
-}
-
-// ByRequest returns the writes to the control plane counted so far, by
-// WriteKind.
-func (c *WriteCounter) ByRequest() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return maps.Clone(c.byRequest)
-}
-
-// WriteKind names a write by its method and the resource it went to, the
-// namespace and name left out: "PATCH resourcebindings/status",
-// "POST events". A path that is no resource's comes back whole.
-func WriteKind(method, path string) string {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case len(parts) >= 3 && parts[0] == "api":
-		parts = parts[2:] // api, version
-	case len(parts) >= 4 && parts[0] == "apis":
-		parts = parts[3:] // apis, group, version
-	default:
-		return method + " " + path
-	}
-	namespaceSubresource := len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize")
-	if len(parts) >= 3 && parts[0] == "namespaces" && !namespaceSubresource {
-		parts = parts[2:] // a namespaced resource, not the namespace
-	}
-	kind := parts[0]
-	if len(parts) >= 3 {
-		kind += "/" + parts[2]
-	}
-	return method + " " + kind
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)
