@@ -331,9 +331,9 @@ step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
 step newest "library at the newest k8s.io (vet, test -race; run beside the steps above)" joined newest
 step vet-examples "examples/karmada and examples/ocm (vet -race, which compiles their tests' dependencies)" vet_examples
 # The Karmada and k8s.io packages the next two steps compile are those the
-# assets build compiles for Karmada's components (hack/kube-assets.sh),
-# which has begun first and compiled most of them by now: they are found in
-# the build cache. Their vet and tests run while the build goes on.
+# assets build compiles for Karmada's components (hack/kube-assets.sh: the
+# same versions, the same flags): whichever of the two comes to a package
+# first compiles it for both. They run while the build goes on.
 step conformance "conformance against Karmada's own code" conformance
 step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler
 step kube-assets "kube-apiserver and etcd (built in the background since the start)" kube_assets
