@@ -21,6 +21,7 @@ import (
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
 
 	"github.com/fleetover/fleetover/examples/karmada/beside"
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
 var benchBindings = flag.String("beside.bench-bindings", "1,100", "comma-separated numbers of bindings on the failed member for BenchmarkClusterFailover")
@@ -224,7 +225,7 @@ func (s *stage) stageWrites(from int) auditedWrites {
 	const quietFor = 10 * time.Second
 	namespaces := map[string]bool{s.ns: true}
 	for _, c := range s.clusters {
-		namespaces["karmada-es-"+c] = true
+		namespaces[controllers.ExecutionNamespace(c)] = true
 	}
 	testAgent := filepath.Base(os.Args[0]) + "/"
 	count := func() auditedWrites {

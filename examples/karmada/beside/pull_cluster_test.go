@@ -28,6 +28,7 @@ import (
 	"github.com/fleetover/fleetover/fencing"
 
 	"github.com/fleetover/fleetover/examples/karmada/beside"
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
 // pullAgent stands in for the karmada-agent of a Pull-mode cluster that
@@ -165,7 +166,7 @@ func (a *pullAgent) pass(ctx context.Context) error {
 }
 
 // executionNamespace is where Karmada keeps the cluster's Works.
-func (a *pullAgent) executionNamespace() string { return "karmada-es-" + a.name }
+func (a *pullAgent) executionNamespace() string { return controllers.ExecutionNamespace(a.name) }
 
 // work returns the cluster's Work of the Deployment name, or nil.
 func (a *pullAgent) work(name string) *workv1alpha1.Work {
