@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha2 "github.com/karmada-io/api/work/v1alpha2"
 )
 
 // The application failover scenarios of Karmada v1.18.1's e2e suite
@@ -97,6 +98,10 @@ func TestE2EApplicationFailoverGracePeriodRunsOut(t *testing.T) {
 		from := s.waitScheduled("web", 1)
 		s.waitOnMember(from[0], "web", true)
 		s.waitReady(from[0], "web")
+		// The countdown starts when the controllers see the workload
+		// unhealthy: only once they have seen it healthy is a countdown
+		// from its start, while it was not ready yet, ruled out.
+		s.waitHealth("web", from[0], workv1alpha2.ResourceHealthy)
 		begin := time.Now()
 		s.makeUnhealthy("web", s.clusters)
 		s.waitImage(from[0], "web", "fake/nginx:1.19.0")

@@ -227,7 +227,7 @@ func TestBugDirectlyFromAnUnreachableCluster(t *testing.T) {
 // as Karmada's e2e makes a cluster fail.
 func (s *stage) unreachable(cluster string) {
 	s.t.Helper()
-	s.reconnect(cluster, "https://127.0.0.1:1")
+	s.reconnect(cluster, unreachableEndpoint)
 }
 
 // within checks cond every quarter second for d and reports whether it

@@ -2,7 +2,6 @@ package beside_test
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -79,12 +78,7 @@ func TestE2EClusterFailoverGracefully(t *testing.T) {
 			now := s.targets("web")
 			return len(now) == 1 && outside(now, from), fmt.Sprint(now)
 		})
-		s.eventually("EvictWorkloadFromClusterSucceed on the Deployment", func() (bool, string) {
-			evs := s.eventsOf("web")
-			return slices.ContainsFunc(evs, func(e corev1.Event) bool {
-				return e.Reason == "EvictWorkloadFromClusterSucceed" && e.InvolvedObject.Kind == "Deployment"
-			}), fmt.Sprint(reasons(evs))
-		})
+		s.waitEvent("Deployment", "web", "EvictWorkloadFromClusterSucceed", nil)
 		s.taint(from[0], failTest, false)
 		s.waitOnMember(from[0], "web", false)
 	})

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -94,8 +95,8 @@ type ControlPlane struct {
 	Options
 	// Config reaches karmada-apiserver as an administrator.
 	Config *rest.Config
-	// Client reads and writes Karmada's objects.
-	Client client.Client
+	// Client reads, writes and watches Karmada's objects.
+	Client client.WithWatch
 	// Kubeconfig is the administrator's kubeconfig file.
 	Kubeconfig string
 
@@ -105,6 +106,13 @@ type ControlPlane struct {
 	fleetErr chan error
 	ownDir   bool
 	auditLog string
+	// stopNamespaces stops the stand-in for kube-controller-manager's
+	// namespace controller.
+	stopNamespaces func()
+	// eventLogs read the components' logs for the events they recorded
+	// (LoggedEvents).
+	eventLogsMu sync.Mutex
+	eventLogs   map[string]*eventLog
 	// The kubeconfigs of the scheduler and fleetover-controller-manager
 	// (Options.Identities).
 	schedulerKubeconfig, fleetoverKubeconfig string
@@ -142,6 +150,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, err
 	}
 	if err := cp.startAPIServer(ca); err != nil {
+		return nil, err
+	}
+	if cp.stopNamespaces, err = startNamespaceController(cp.Config); err != nil {
 		return nil, err
 	}
 	if err := cp.startAggregatedAPIServer(ctx, ca, address); err != nil {
@@ -278,7 +289,7 @@ func (cp *ControlPlane) startAPIServer(ca *authority) error {
 		return err
 	}
 	cp.Kubeconfig = paths["karmada.config"]
-	if cp.Client, err = client.New(cp.Config, client.Options{Scheme: scheme}); err != nil {
+	if cp.Client, err = client.NewWithWatch(cp.Config, client.Options{Scheme: scheme}); err != nil {
 		return err
 	}
 	for _, ns := range []string{NamespaceSystem, NamespaceCluster} {
@@ -517,8 +528,15 @@ func (cp *ControlPlane) Stop() {
 		cp.cancel()
 		<-cp.fleetErr
 	}
-	for i := len(cp.procs) - 1; i >= 0; i-- {
-		cp.procs[i].stop(10 * time.Second)
+	// Karmada's components are each only a client of the API server,
+	// which stops after them: they stop side by side.
+	var wg sync.WaitGroup
+	for _, p := range cp.procs {
+		wg.Go(func() { p.stop(10 * time.Second) })
+	}
+	wg.Wait()
+	if cp.stopNamespaces != nil {
+		cp.stopNamespaces()
 	}
 	if cp.env != nil {
 		_ = cp.env.Stop()

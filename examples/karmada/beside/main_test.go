@@ -147,20 +147,27 @@ func run(m *testing.M) int {
 	}
 	wg.Wait()
 	defer func() {
+		// Side by side: each waits for its API servers to shut down.
+		var wg sync.WaitGroup
 		for _, cp := range planes {
-			cp.Stop()
+			wg.Go(cp.Stop)
 		}
 		for _, mem := range members {
 			if mem != nil {
-				mem.Stop()
+				wg.Go(mem.Stop)
 			}
 		}
+		wg.Wait()
 	}()
 	if len(errs) > 0 {
 		fmt.Fprintln(os.Stderr, "FAIL:", errors.Join(errs...))
 		return 1
 	}
 	code := m.Run()
+	if err := cleanups.end(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
 	if err := checkRBAC(ctx, planes[beside.FleetoverBeside], fullRun()); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		code = 1
@@ -341,11 +348,13 @@ func moduleDir(module string) (string, error) {
 }
 
 // both runs scenario in configuration K and in configuration F, side by
-// side.
+// side, each when the harness gives it its turn (admission_test.go).
 func both(t *testing.T, scenario func(t *testing.T, s *stage)) {
+	name := t.Name()
 	for _, c := range []beside.Configuration{beside.KarmadaAlone, beside.FleetoverBeside} {
 		t.Run(string(c), func(t *testing.T) {
 			t.Parallel()
+			defer scenarios.enter(t, name)()
 			scenario(t, newStage(t, planes[c], c))
 		})
 	}

@@ -15,16 +15,22 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	clusterv1alpha1 "github.com/karmada-io/api/cluster/v1alpha1"
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
+
+	"github.com/fleetover/fleetover/examples/karmada/controllers"
 )
 
 // Member is a member cluster: a kube-apiserver and etcd of its own, and a
@@ -48,8 +54,16 @@ type Member struct {
 	// ImagePrefix("fake/"): Karmada's e2e makes a workload fail with an
 	// image of a registry named fake, which no node could pull.
 	unhealthy func(*appsv1.Deployment) bool
-	cancel    context.CancelFunc
-	done      chan struct{}
+	// queue holds the Deployments whose status the stand-in writes next;
+	// lister reads them from its informer.
+	queue  workqueue.TypedRateLimitingInterface[toolscache.ObjectName]
+	lister appslisters.DeploymentLister
+	cancel context.CancelFunc
+	done   chan struct{}
+	// stopNamespaces stops the stand-in for kube-controller-manager's
+	// namespace controller, which completes the deletion of a namespace
+	// (a stage's, when it ends).
+	stopNamespaces func()
 }
 
 // StartMember starts a member cluster's API server and its stand-in, and
@@ -68,6 +82,9 @@ func StartMember(ctx context.Context, assets string) (m *Member, err error) {
 	}()
 	if m.Config, err = m.env.Start(); err != nil {
 		return nil, fmt.Errorf("start a member cluster (kube-apiserver and etcd from %s): %w", assets, err)
+	}
+	if m.stopNamespaces, err = startNamespaceController(m.Config); err != nil {
+		return nil, err
 	}
 	m.Endpoint = strings.TrimSuffix(m.Config.Host, "/")
 	m.ca = m.Config.CAData
@@ -150,21 +167,72 @@ func (m *Member) Join(ctx context.Context, cp *ControlPlane, name, zone string, 
 	return nil
 }
 
+// Unjoin removes the Push-mode Cluster name from cp as karmadactl unjoin
+// does: it deletes the Cluster, waits until Karmada has removed it (its
+// execution space, and the copies of its Works on the member when Karmada
+// can reach it), and only then deletes the secret Karmada reaches the
+// member with. The order matters: without the secret, Karmada cannot
+// delete the copies of a Ready cluster, so the Cluster and its execution
+// space stay Terminating, and Karmada keeps collecting the cluster's
+// status and retrying its Works for as long as the control plane runs.
+// ctx bounds the wait.
+func (cp *ControlPlane) Unjoin(ctx context.Context, name string) error {
+	cl := &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := cp.Client.Delete(ctx, cl); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete cluster %s: %w", name, err)
+	}
+	err := cp.WaitFor(ctx, cl, func(o client.Object) bool {
+		if o != nil {
+			cl = o.(*clusterv1alpha1.Cluster)
+		}
+		return o == nil
+	})
+	if err != nil {
+		return fmt.Errorf("cluster %s not removed by Karmada (finalizers %v, conditions %+v; its execution namespace holds %s): %w",
+			name, cl.Finalizers, cl.Status.Conditions, cp.executionSpaceHolds(name), err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: NamespaceCluster, Name: name}}
+	if err := cp.Client.Delete(ctx, secret); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("secret of cluster %s: %w", name, err)
+	}
+	return nil
+}
+
+// executionSpaceHolds describes what the execution namespace of cluster
+// name holds, for an error message.
+func (cp *ControlPlane) executionSpaceHolds(name string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ns := &corev1.Namespace{}
+	if err := cp.Client.Get(ctx, client.ObjectKey{Name: controllers.ExecutionNamespace(name)}, ns); err != nil {
+		return err.Error()
+	}
+	works := &workv1alpha1.WorkList{}
+	if err := cp.Client.List(ctx, works, client.InNamespace(ns.Name)); err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "namespace %s deleted at %v, finalizers %v, %d Work(s)", ns.Name, ns.DeletionTimestamp, ns.Spec.Finalizers, len(works.Items))
+	for _, w := range works.Items {
+		fmt.Fprintf(&b, "; %s deleted at %v, finalizers %v", w.Name, w.DeletionTimestamp, w.Finalizers)
+	}
+	return b.String()
+}
+
 // SetUnhealthy sets which Deployments the stand-in reports as not
 // progressing (their pods never ready); nil reports every one ready.
 // Deployments already reported are reported again.
 func (m *Member) SetUnhealthy(rule func(*appsv1.Deployment) bool) error {
 	m.mu.Lock()
 	m.unhealthy = rule
+	queue, lister := m.queue, m.lister
 	m.mu.Unlock()
-	list := &appsv1.DeploymentList{}
-	if err := m.Client.List(context.Background(), list); err != nil {
+	list, err := lister.List(labels.Everything())
+	if err != nil {
 		return err
 	}
-	for i := range list.Items {
-		if err := m.report(context.Background(), &list.Items[i]); err != nil {
-			return err
-		}
+	for _, d := range list {
+		queue.Add(toolscache.MetaObjectToName(d))
 	}
 	return nil
 }
@@ -220,7 +288,9 @@ func (m *Member) RefuseDeploymentUpdates(ctx context.Context, namespace string) 
 // runStandIn writes the status of every Deployment of the member as the
 // kubelet and the deployment controller would: every replica updated,
 // ready and available, unless the unhealthy rule says the pods never
-// become ready.
+// become ready. A write that fails is tried again (a workqueue, as a
+// controller does): a status left unwritten would hold a scenario's
+// workload at its last status for good.
 func (m *Member) runStandIn(ctx context.Context, started chan<- error) {
 	defer close(m.done)
 	cs, err := kubernetes.NewForConfig(m.Config)
@@ -229,27 +299,54 @@ func (m *Member) runStandIn(ctx context.Context, started chan<- error) {
 		return
 	}
 	factory := informers.NewSharedInformerFactory(cs, 0)
-	inf := factory.Apps().V1().Deployments().Informer()
-	handle := func(obj any) {
+	deployments := factory.Apps().V1().Deployments()
+	inf := deployments.Informer()
+	queue := workqueue.NewTypedRateLimitingQueue(workqueue.NewTypedItemExponentialFailureRateLimiter[toolscache.ObjectName](50*time.Millisecond, 2*time.Second))
+	defer queue.ShutDown()
+	enqueue := func(obj any) {
 		if d, ok := obj.(*appsv1.Deployment); ok {
-			_ = m.report(ctx, d)
+			queue.Add(toolscache.MetaObjectToName(d))
 		}
 	}
 	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    handle,
-		UpdateFunc: func(_, obj any) { handle(obj) },
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
 	}); err != nil {
 		started <- err
 		return
 	}
 	factory.Start(ctx.Done())
+	defer factory.Shutdown()
 	if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		started <- fmt.Errorf("the member stand-in's Deployment informer did not sync")
 		return
 	}
+	lister := deployments.Lister()
+	m.mu.Lock()
+	m.queue, m.lister = queue, lister
+	m.mu.Unlock()
 	started <- nil
-	<-ctx.Done()
-	factory.Shutdown()
+	go func() {
+		<-ctx.Done()
+		queue.ShutDown()
+	}()
+	for {
+		key, shutdown := queue.Get()
+		if shutdown {
+			return
+		}
+		d, err := lister.Deployments(key.Namespace).Get(key.Name)
+		if err == nil {
+			err = m.report(ctx, d)
+		}
+		switch {
+		case apierrors.IsNotFound(err), err == nil:
+			queue.Forget(key)
+		case ctx.Err() == nil:
+			queue.AddRateLimited(key)
+		}
+		queue.Done(key)
+	}
 }
 
 // report writes d's status if it differs from what the stand-in says.
@@ -276,7 +373,7 @@ func (m *Member) report(ctx context.Context, d *appsv1.Deployment) error {
 	cur := d.DeepCopy()
 	cur.Status = want
 	err := m.Client.Status().Update(ctx, cur)
-	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+	if apierrors.IsConflict(err) {
 		// A newer version is on its way to the informer: it is reported then.
 		return nil
 	}
@@ -288,6 +385,9 @@ func (m *Member) Stop() {
 	if m.cancel != nil {
 		m.cancel()
 		<-m.done
+	}
+	if m.stopNamespaces != nil {
+		m.stopNamespaces()
 	}
 	if m.env != nil {
 		_ = m.env.Stop()

@@ -66,8 +66,8 @@ func BenchmarkManagerMemory(b *testing.B) {
 
 // writeBindings creates n ResourceBindings in the stage's namespace,
 // scheduled to its first cluster, eight writers at a time, and deletes
-// them when the benchmark ends (the namespace's own deletion never
-// completes on a control plane without kube-controller-manager).
+// them when the benchmark ends, in one request (the stage's cleanup would
+// delete them one by one with the namespace).
 func (s *stage) writeBindings(n int) {
 	s.t.Helper()
 	s.t.Cleanup(func() {

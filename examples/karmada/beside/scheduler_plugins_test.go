@@ -146,16 +146,7 @@ func TestPluginEvictionHistory(t *testing.T) {
 		// come and go between two looks (the workload is healthy on the
 		// other cluster already).
 		evicted := "Evict from cluster " + left + " succeed."
-		s.eventually("web evicted from "+left, func() (bool, string) {
-			var seen []string
-			for _, e := range s.eventsOf("web-deployment") {
-				if e.Reason == "EvictWorkloadFromClusterSucceed" && e.Message == evicted {
-					return true, ""
-				}
-				seen = append(seen, e.Reason)
-			}
-			return false, fmt.Sprint(seen)
-		})
+		s.waitEvent("ResourceBinding", "web-deployment", "EvictWorkloadFromClusterSucceed", func(msg string) bool { return msg == evicted })
 		s.eventually("the eviction task from "+left+" gone", func() (bool, string) {
 			rb := s.binding("web")
 			return !rb.Spec.ClusterInGracefulEvictionTasks(left), fmt.Sprint(rb.Spec.GracefulEvictionTasks)

@@ -2,9 +2,11 @@ package beside_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,8 +44,22 @@ type stage struct {
 func newStage(t testing.TB, cp *beside.ControlPlane, conf beside.Configuration) *stage {
 	t.Helper()
 	s := &stage{t: t, ctx: t.Context(), cp: cp, conf: conf, c: cp.Client, ns: strings.ToLower(string(conf)) + "-" + rand.String(6)}
-	if err := s.c.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}); err != nil {
+	// The members are every stage's: each stage's namespace is made on
+	// them by the stage, not propagated by Karmada, which would propagate
+	// it to every cluster of every stage. Those copies would be Works of
+	// every stage in each cluster's execution namespace, which nothing
+	// removes once the stage is over (they are left to the garbage
+	// collector of a kube-controller-manager, which does not run here), so
+	// that every stage would tie up the removal of the others' clusters
+	// and add to the work of every controller of the control plane.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns, Labels: map[string]string{policyv1alpha1.NamespaceSkipAutoPropagationLabel: "true"}}}
+	if err := s.c.Create(s.ctx, ns); err != nil {
 		t.Fatal(err)
+	}
+	for _, m := range members {
+		if err := m.Client.Create(s.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, m := range members {
 		name := fmt.Sprintf("%s-m%d", s.ns, i+1)
@@ -59,27 +75,117 @@ func newStage(t testing.TB, cp *beside.ControlPlane, conf beside.Configuration) 
 	}
 	t.Cleanup(s.cleanup)
 	for _, name := range s.clusters {
-		s.eventually(fmt.Sprintf("cluster %s Ready", name), func() (bool, string) {
-			cl := s.cluster(name)
-			c := meta.FindStatusCondition(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady)
-			return c != nil && c.Status == metav1.ConditionTrue, fmt.Sprintf("%+v", cl.Status.Conditions)
+		s.watchUntil(fmt.Sprintf("cluster %s Ready", name), &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}}, func(o client.Object) (bool, string) {
+			if o == nil {
+				return false, "no cluster"
+			}
+			cl := o.(*clusterv1alpha1.Cluster)
+			return meta.IsStatusConditionTrue(cl.Status.Conditions, clusterv1alpha1.ClusterConditionReady), fmt.Sprintf("%+v", cl.Status.Conditions)
 		})
 	}
 	return s
 }
 
-// cleanup removes what the stage made, so the members keep nothing of it:
-// the workloads first (Karmada deletes their copies), then the clusters.
-func (s *stage) cleanup() {
-	ctx := context.Background()
-	_ = s.c.DeleteAllOf(ctx, &policyv1alpha1.PropagationPolicy{}, client.InNamespace(s.ns))
-	_ = s.c.DeleteAllOf(ctx, &appsv1.Deployment{}, client.InNamespace(s.ns))
-	for _, name := range s.clusters {
-		_ = s.c.Delete(ctx, &clusterv1alpha1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name}})
-		_ = s.c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: beside.NamespaceCluster, Name: name}})
+// watchUntil is eventually for one object, followed through a watch
+// rather than read at every look: cond is given the object (nil while it
+// does not exist).
+func (s *stage) watchUntil(what string, obj client.Object, cond func(client.Object) (bool, string)) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.ctx, deadline)
+	defer cancel()
+	last := ""
+	err := s.cp.WaitFor(ctx, obj, func(o client.Object) bool {
+		ok, obs := cond(o)
+		last = obs
+		return ok
+	})
+	if err != nil {
+		s.t.Fatalf("[%s] timed out waiting for %s (%v); last seen: %s\nkarmada-controller-manager's log ends:\n%s\nkarmada-scheduler's log ends:\n%s",
+			s.conf, what, err, last, s.cp.Log("karmada-controller-manager", 25), s.cp.Log("karmada-scheduler", 15))
 	}
-	_ = s.c.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}})
 }
+
+// cleanupTimeout bounds the removal of what a stage made.
+const cleanupTimeout = 2 * time.Minute
+
+// cleanups are the stages' cleanups: TestMain fails the run on their
+// errors. Those still running when every scenario is over are stopped
+// (end): what they would remove goes with the control planes.
+var cleanups = func() *cleanupSet {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &cleanupSet{ctx: ctx, cancel: cancel}
+}()
+
+type cleanupSet struct {
+	sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	errs   []error
+}
+
+// end stops the cleanups still running, waits for them, and returns the
+// errors of those that ran to their end.
+func (c *cleanupSet) end() error {
+	c.cancel()
+	c.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return errors.Join(c.errs...)
+}
+
+// cleanup removes what the stage made, so that the scenarios after it
+// share the control plane and the members with no more than they make
+// themselves. It runs beside them, once the scenario is over: the clusters
+// first (Karmada deletes the stage's copies from the members it reaches,
+// and lets go of those it cannot reach), then the stage's namespace on
+// the control plane and on each member (what an unreachable cluster kept).
+func (s *stage) cleanup() {
+	cleanups.Add(1)
+	go func() {
+		defer cleanups.Done()
+		if err := s.remove(); err != nil && cleanups.ctx.Err() == nil {
+			cleanups.mu.Lock()
+			cleanups.errs = append(cleanups.errs, fmt.Errorf("[%s] clean up stage %s: %w\nkarmada-controller-manager's log ends:\n%s", s.conf, s.ns, err, s.cp.Log("karmada-controller-manager", 25)))
+			cleanups.mu.Unlock()
+		}
+	}()
+}
+
+func (s *stage) remove() error {
+	ctx, cancel := context.WithTimeout(cleanups.ctx, cleanupTimeout)
+	defer cancel()
+	errs := make([]error, len(s.clusters))
+	var wg sync.WaitGroup
+	for i, name := range s.clusters {
+		wg.Go(func() { errs[i] = s.cp.Unjoin(ctx, name) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}
+	if err := s.c.Delete(ctx, ns); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	for _, m := range members {
+		if err := m.Client.Delete(ctx, ns.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("namespace %s on a member: %w", s.ns, err)
+		}
+	}
+	return s.gone(ctx, ns)
+}
+
+// gone waits until obj no longer exists.
+func (s *stage) gone(ctx context.Context, obj client.Object) error {
+	if err := s.cp.WaitFor(ctx, obj, func(o client.Object) bool { return o == nil }); err != nil {
+		return fmt.Errorf("%T %s still there: %w", obj, obj.GetName(), err)
+	}
+	return nil
+}
+
+// unreachableEndpoint is an API endpoint nothing answers on.
+const unreachableEndpoint = "https://127.0.0.1:1"
 
 // eventually checks cond every quarter second until it holds, or fails
 // the test with the last observation and the components' logs after the
@@ -278,21 +384,70 @@ func (s *stage) taint(cluster string, taint corev1.Taint, add bool) {
 	}
 }
 
-// eventsOf returns the reasons of the events recorded on the object of the
-// stage's namespace named name.
+// eventsOf returns the events recorded on the object of the stage's
+// namespace named name, as the API server has them.
 func (s *stage) eventsOf(name string) []corev1.Event {
 	s.t.Helper()
+	return s.apiEvents(s.ns, "", name)
+}
+
+// apiEvents returns the events the API server holds on the object of kind
+// (any kind if empty) named name in namespace ("default" for a
+// cluster-scoped object, where the recorders put its events).
+func (s *stage) apiEvents(namespace, kind, name string) []corev1.Event {
+	s.t.Helper()
+	fields := client.MatchingFields{"involvedObject.name": name}
+	if kind != "" {
+		fields["involvedObject.kind"] = kind
+	}
 	list := &corev1.EventList{}
-	if err := s.c.List(s.ctx, list, client.InNamespace(s.ns)); err != nil {
+	if err := s.c.List(s.ctx, list, client.InNamespace(namespace), fields); err != nil {
 		s.t.Fatal(err)
 	}
-	var out []corev1.Event
-	for _, e := range list.Items {
-		if e.InvolvedObject.Name == name {
-			out = append(out, e)
-		}
+	return list.Items
+}
+
+// waitEvent waits until an event on the object of kind named name (in the
+// stage's namespace, or cluster-scoped) with reason, and a message that
+// matches accepts when given, is recorded: through the API server, or in
+// the log of karmada-controller-manager, which logs every event it
+// records. Karmada's controllers record several events on an object at
+// each look (every sync of a binding, on the binding and on its
+// template), so the event a scenario waits for may come after client-go's
+// recorder has sent that object's 25 and so never reach the API server
+// (ControlPlane.LoggedEvents); the controller did record it.
+func (s *stage) waitEvent(kind, name, reason string, accepts func(message string) bool) {
+	s.t.Helper()
+	namespace := s.ns
+	if kind == "Cluster" {
+		namespace = metav1.NamespaceDefault
 	}
-	return out
+	matches := func(k, n, r, msg string) bool {
+		return k == kind && n == name && r == reason && (accepts == nil || accepts(msg))
+	}
+	s.eventually(fmt.Sprintf("%s on %s %s", reason, kind, name), func() (bool, string) {
+		var seen []string
+		for _, e := range s.apiEvents(namespace, kind, name) {
+			if matches(e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message) {
+				return true, ""
+			}
+			seen = append(seen, e.Reason)
+		}
+		logged, err := s.cp.LoggedEvents("karmada-controller-manager")
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, e := range logged {
+			ns := e.Object.Namespace
+			if kind == "Cluster" {
+				ns = namespace
+			}
+			if ns == namespace && matches(e.Object.Kind, e.Object.Name, e.Reason, e.Message) {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("through the API server: %v", seen)
+	})
 }
 
 // outside reports whether every name is outside of.

@@ -75,22 +75,7 @@ func (s *stage) waitTaints(cluster string, present bool, taints ...corev1.Taint)
 
 func (s *stage) waitTaintEvent(cluster string) {
 	s.t.Helper()
-	s.eventually("TaintClusterSucceed on "+cluster, func() (bool, string) {
-		list := &corev1.EventList{}
-		if err := s.c.List(s.ctx, list); err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, e := range list.Items {
-			if e.InvolvedObject.Name == cluster {
-				seen = append(seen, e.Reason)
-				if e.Reason == "TaintClusterSucceed" {
-					return true, ""
-				}
-			}
-		}
-		return false, fmt.Sprint(seen)
-	})
+	s.waitEvent("Cluster", cluster, "TaintClusterSucceed", nil)
 }
 
 func inFalseUnknown(condition string) policyv1alpha1.MatchCondition {
