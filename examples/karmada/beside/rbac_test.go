@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/component-helpers/auth/rbac/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -80,13 +83,19 @@ type request beside.AuditRequest
 
 func (r request) String() string { return beside.AuditRequest(r).String() }
 
-func (r request) review() *authorizationv1.SubjectAccessReview {
-	ns := strings.TrimPrefix(r.User, "system:serviceaccount:")
-	ns, _, _ = strings.Cut(ns, ":")
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:   r.User,
-		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
-	}}
+// review is the SubjectAccessReview of the request, made by user (by the
+// request's own user when user is empty) with the groups of the request's
+// user.
+func (r request) review(user string) *authorizationv1.SubjectAccessReview {
+	groups := []string{"system:authenticated"}
+	if ns, ok := strings.CutPrefix(r.User, "system:serviceaccount:"); ok {
+		ns, _, _ = strings.Cut(ns, ":")
+		groups = append(groups, "system:serviceaccounts", "system:serviceaccounts:"+ns)
+	}
+	if user == "" {
+		user = r.User
+	}
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: user, Groups: groups}}
 	if r.Path != "" {
 		sar.Spec.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: r.Path, Verb: r.Verb}
 	} else {
@@ -150,16 +159,11 @@ func checkRBAC(ctx context.Context, cp *beside.ControlPlane, full bool) error {
 		if err != nil {
 			return err
 		}
-		for _, o := range objs {
-			if o.GetKind() != "ClusterRole" && o.GetKind() != "Role" {
-				continue
-			}
-			rules, err := everyRuleNeeded(ctx, cp.Client, cs, o, reqs)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", component, err))
-			}
-			checked += rules
+		rules, err := everyRuleNeeded(ctx, cp.Client, cs, component, objs, slices.Collect(maps.Keys(reqs)))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", component, err))
 		}
+		checked += rules
 	}
 	if len(errs) == 0 {
 		fmt.Printf("deploy/'s RBAC: no request of %s (%d distinct) or %s (%d distinct) forbidden; each of the %d rules of their roles is the only one allowing one of them\n",
@@ -168,86 +172,244 @@ func checkRBAC(ctx context.Context, cp *beside.ControlPlane, full bool) error {
 	return errors.Join(errs...)
 }
 
-// everyRuleNeeded removes each rule of role in turn and checks that one of
-// reqs is then denied; the role is restored after each. It returns how many
-// rules it checked.
-func everyRuleNeeded(ctx context.Context, c client.Client, cs kubernetes.Interface, role *unstructured.Unstructured, reqs map[request]bool) (int, error) {
+// everyRuleNeeded checks that each rule of the component's roles (objs,
+// its deploy/ base for karmada-apiserver) is the only one that allows
+// some of reqs, the distinct requests it made. The API server's own
+// authorizer decides, for a probe user per rule: a user bound as the
+// component's ServiceAccount is, with the same groups, but to a copy of
+// the rule's role without that rule. Every probe is made at once and
+// asked about side by side; some request must be denied to each. It
+// returns how many rules it checked.
+func everyRuleNeeded(ctx context.Context, c client.Client, cs kubernetes.Interface, component string, objs []*unstructured.Unstructured, reqs []request) (int, error) {
+	sa := serviceAccountUser(component)
+	if denied, err := deniedOf(ctx, cs, reqs, ""); err != nil || len(denied) > 0 {
+		return 0, fmt.Errorf("its roles deny %v (%v)", denied, err)
+	}
+	type probe struct {
+		user    string
+		role    *unstructured.Unstructured
+		rule    rbacv1.PolicyRule
+		index   int
+		allowed []request // the requests the rule alone allows
+	}
+	var probes []*probe
+	var made []*unstructured.Unstructured
+	for _, role := range objs {
+		if role.GetKind() != "ClusterRole" && role.GetKind() != "Role" {
+			continue
+		}
+		rules, err := policyRules(role)
+		if err != nil {
+			return 0, err
+		}
+		for i, rule := range rules {
+			p := &probe{user: fmt.Sprintf("rbac-probe:%s:%s:%d", component, role.GetName(), i), role: role, rule: rule, index: i}
+			for _, r := range reqs {
+				if covered, _ := validation.Covers([]rbacv1.PolicyRule{rule}, []rbacv1.PolicyRule{r.rule()}); covered {
+					p.allowed = append(p.allowed, r)
+				}
+			}
+			probes = append(probes, p)
+			if len(p.allowed) == 0 {
+				continue // no request needs it: nothing to ask
+			}
+			name := fmt.Sprintf("rbac-probe-%s-%d", role.GetName(), i)
+			without := role.DeepCopy()
+			without.SetName(name)
+			if err := setPolicyRules(without, slices.Delete(slices.Clone(rules), i, i+1)); err != nil {
+				return 0, err
+			}
+			made = append(made, without)
+			// The probe is bound as the ServiceAccount is, to the copy in
+			// place of the role.
+			for _, b := range objs {
+				if b.GetKind() != "ClusterRoleBinding" && b.GetKind() != "RoleBinding" {
+					continue
+				}
+				bound, err := bindingFor(b, sa, p.user, role, name)
+				if err != nil {
+					return 0, err
+				}
+				if bound != nil {
+					made = append(made, bound)
+				}
+			}
+		}
+	}
+	// The authorizer reads roles and bindings from its caches, one per
+	// kind, each in the order of its writes: a last ClusterRole and
+	// binding, and a last Role and binding, seen allowed, mean every probe
+	// before them is seen.
+	sentinel := "rbac-probe:" + component + ":sentinel"
+	last, witness := sentinelObjects(component, sentinel)
+	if err := beside.Apply(ctx, c, append(made, last...), false); err != nil {
+		return 0, err
+	}
+	defer func() {
+		for _, o := range append(made, last...) {
+			_ = c.Delete(context.WithoutCancel(ctx), o.DeepCopy())
+		}
+	}()
+	end := time.Now().Add(30 * time.Second)
+	for {
+		denied, err := deniedOf(ctx, cs, witness, sentinel)
+		if err != nil {
+			return 0, err
+		}
+		if len(denied) == 0 {
+			break
+		}
+		if time.Now().After(end) {
+			return 0, fmt.Errorf("the authorizer never saw the probes' roles: %v denied to %s", denied, sentinel)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	var unused []string
+	for _, p := range probes {
+		needed := false
+		if len(p.allowed) > 0 {
+			denied, err := deniedOf(ctx, cs, p.allowed, p.user)
+			if err != nil {
+				return 0, err
+			}
+			needed = len(denied) > 0
+		}
+		if !needed {
+			unused = append(unused, fmt.Sprintf("%s %s rule %d (%s)", p.role.GetKind(), p.role.GetName(), p.index, ruleString(p.rule)))
+		}
+	}
+	if len(unused) > 0 {
+		return len(probes), fmt.Errorf("no request of the run needs %s", strings.Join(unused, ", "))
+	}
+	return len(probes), nil
+}
+
+// deniedOf asks the API server about each of reqs, made by user (see
+// review), 16 at a time, and returns those denied.
+func deniedOf(ctx context.Context, cs kubernetes.Interface, reqs []request, user string) ([]request, error) {
+	verdicts := make([]bool, len(reqs))
+	errs := make([]error, len(reqs))
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i, r := range reqs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			res, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, r.review(user), metav1.CreateOptions{})
+			errs[i] = err
+			verdicts[i] = err == nil && res.Status.Allowed
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var denied []request
+	for i, r := range reqs {
+		if !verdicts[i] {
+			denied = append(denied, r)
+		}
+	}
+	return denied, nil
+}
+
+// rule is the request as the narrowest rule that allows it.
+func (r request) rule() rbacv1.PolicyRule {
+	if r.Path != "" {
+		return rbacv1.PolicyRule{Verbs: []string{r.Verb}, NonResourceURLs: []string{r.Path}}
+	}
+	resource := r.Resource
+	if r.Subresource != "" {
+		resource += "/" + r.Subresource
+	}
+	rule := rbacv1.PolicyRule{Verbs: []string{r.Verb}, APIGroups: []string{r.APIGroup}, Resources: []string{resource}}
+	if r.Name != "" {
+		rule.ResourceNames = []string{r.Name}
+	}
+	return rule
+}
+
+func policyRules(role *unstructured.Unstructured) ([]rbacv1.PolicyRule, error) {
 	var rules []rbacv1.PolicyRule
 	raw, _, _ := unstructured.NestedSlice(role.Object, "rules")
 	for _, r := range raw {
 		var rule rbacv1.PolicyRule
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(r.(map[string]any), &rule); err != nil {
-			return 0, err
+			return nil, fmt.Errorf("%s %s: %w", role.GetKind(), role.GetName(), err)
 		}
 		rules = append(rules, rule)
 	}
-	allowed := func() (denied []request, err error) {
-		for r := range reqs {
-			res, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, r.review(), metav1.CreateOptions{})
-			if err != nil {
-				return nil, err
-			}
-			if !res.Status.Allowed {
-				denied = append(denied, r)
-			}
-		}
-		return denied, nil
-	}
-	// The authorizer reads roles from a cache: wait for it to see each
-	// change.
-	settle := func(want func([]request) bool) ([]request, error) {
-		end := time.Now().Add(10 * time.Second)
-		for {
-			denied, err := allowed()
-			if err != nil || want(denied) || time.Now().After(end) {
-				return denied, err
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}
-	set := func(rules []rbacv1.PolicyRule) error {
-		r := role.DeepCopy()
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&struct {
-			Rules []rbacv1.PolicyRule `json:"rules"`
-		}{rules})
-		if err != nil {
-			return err
-		}
-		r.Object["rules"] = u["rules"]
-		return beside.Apply(ctx, c, []*unstructured.Unstructured{r}, false)
-	}
-	if denied, err := settle(func(d []request) bool { return len(d) == 0 }); err != nil || len(denied) > 0 {
-		return 0, fmt.Errorf("%s %s with every rule denies %v (%v)", role.GetKind(), role.GetName(), denied, err)
-	}
-	var unused []string
-	for i, rule := range rules {
-		if err := set(slices.Delete(slices.Clone(rules), i, i+1)); err != nil {
-			return 0, err
-		}
-		denied, err := settle(func(d []request) bool { return len(d) > 0 })
-		if err != nil {
-			return 0, err
-		}
-		if len(denied) == 0 {
-			unused = append(unused, fmt.Sprintf("rule %d (%s)", i, ruleString(rule)))
-		}
-		if err := set(rules); err != nil {
-			return 0, err
-		}
-		if _, err := settle(func(d []request) bool { return len(d) == 0 }); err != nil {
-			return 0, err
-		}
-	}
-	if len(unused) > 0 {
-		return len(rules), fmt.Errorf("%s %s: no request of the run needs %s", role.GetKind(), role.GetName(), strings.Join(unused, ", "))
-	}
-	return len(rules), nil
+	return rules, nil
 }
 
+func setPolicyRules(role *unstructured.Unstructured, rules []rbacv1.PolicyRule) error {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&struct {
+		Rules []rbacv1.PolicyRule `json:"rules"`
+	}{rules})
+	if err != nil {
+		return err
+	}
+	role.Object["rules"] = u["rules"]
+	return nil
+}
+
+// bindingFor returns binding b as it would bind user in place of the
+// ServiceAccount sa, and to the role named without in place of role; nil
+// when b does not bind sa.
+func bindingFor(b *unstructured.Unstructured, sa, user string, role *unstructured.Unstructured, without string) (*unstructured.Unstructured, error) {
+	var rb rbacv1.RoleBinding // a ClusterRoleBinding has the same subjects and roleRef
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(b.Object, &rb); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", b.GetKind(), b.GetName(), err)
+	}
+	if !slices.ContainsFunc(rb.Subjects, func(s rbacv1.Subject) bool {
+		return s.Kind == rbacv1.ServiceAccountKind && serviceAccountUser(s.Name) == sa && s.Namespace == beside.NamespaceSystem
+	}) {
+		return nil, nil
+	}
+	out := b.DeepCopy()
+	out.SetName(strings.ReplaceAll(user, ":", "-") + "-" + b.GetName())
+	subjects := []any{map[string]any{"kind": rbacv1.UserKind, "apiGroup": rbacv1.GroupName, "name": user}}
+	if err := unstructured.SetNestedSlice(out.Object, subjects, "subjects"); err != nil {
+		return nil, err
+	}
+	if rb.RoleRef.Kind == role.GetKind() && rb.RoleRef.Name == role.GetName() && b.GetNamespace() == role.GetNamespace() {
+		if err := unstructured.SetNestedField(out.Object, without, "roleRef", "name"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// sentinelObjects are a ClusterRole, a Role and their bindings that allow
+// user one request each (witness), applied after the probes.
+func sentinelObjects(component, user string) (objs []*unstructured.Unstructured, witness []request) {
+	name := "rbac-probe-" + component + "-sentinel"
+	subjects := []any{map[string]any{"kind": rbacv1.UserKind, "apiGroup": rbacv1.GroupName, "name": user}}
+	for _, kind := range []string{"ClusterRole", "Role"} {
+		// Each allows a ConfigMap of its own: the ClusterRole's binding
+		// reaches the Role's namespace too.
+		allowed := name + "-" + strings.ToLower(kind)
+		rule := []any{map[string]any{"verbs": []any{"get"}, "apiGroups": []any{""}, "resources": []any{"configmaps"}, "resourceNames": []any{allowed}}}
+		role := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
+			"metadata": map[string]any{"name": name}, "rules": rule}}
+		binding := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind + "Binding",
+			"metadata": map[string]any{"name": name}, "subjects": subjects,
+			"roleRef": map[string]any{"apiGroup": rbacv1.GroupName, "kind": kind, "name": name}}}
+		ns := beside.NamespaceSystem
+		if kind == "Role" {
+			ns = beside.NamespaceCluster
+			role.SetNamespace(ns)
+			binding.SetNamespace(ns)
+		}
+		witness = append(witness, request{Verb: "get", Resource: "configmaps", Namespace: ns, Name: allowed})
+		objs = append(objs, role, binding)
+	}
+	return objs, witness
+}
 func ruleString(r rbacv1.PolicyRule) string {
 	if len(r.NonResourceURLs) > 0 {
 		return fmt.Sprintf("%v %v", r.Verbs, r.NonResourceURLs)
