@@ -290,16 +290,18 @@ examples_karmada() {
 # do not share the two cores with the other integration tests. Its
 # scenarios mostly wait on Karmada's real clock (tolerations, the
 # graceful eviction timeout), so they run eight at a time, not go test's
-# default of one per core: two at a time took 710 s, four 305-329 s, eight
-# 272 s, with the same outcomes (the longest scenario takes about 70 s,
-# and the harness starts two control planes first). The harness raises
-# the components' client rate limits (beside/main_test.go, timings): at
-# the default, eight at a time starved Karmada's controller manager, whose
-# events then came past the scenarios' deadlines.
+# default of one per core: the harness starts them longest first
+# (-beside.parallel, beside/admission_test.go), and go test's -parallel
+# only has to let them all wait for it. On two cores eight at a time took
+# 183 s for some 1,050 s of scenarios (the longest about 75 s), twelve
+# 182 s with every scenario slower. The harness raises the components'
+# client rate limits (beside/main_test.go, timings): at the default,
+# eight at a time starved Karmada's controller manager, whose events then
+# came past the scenarios' deadlines.
 beside_karmada() {
   [ -n "${assets}" ] || all_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./beside/)
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=8 -timeout=20m ./beside/)
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=64 -timeout=20m ./beside/ -beside.parallel=8)
 }
 
 examples_ocm() {
