@@ -33,9 +33,14 @@ type writeCounter struct {
 	log    []string
 }
 
+// RoundTrip counts a write sent while the counter is armed: a write sent
+// before, whose answer comes after (the test arms it once it has seen that
+// write's effect, which can be before the writer has its answer), is not
+// the failover's.
 func (w *writeCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	armed := w.armed.Load()
 	resp, err := w.next.RoundTrip(req)
-	if w.armed.Load() && req.Method != http.MethodGet && resp != nil && resp.StatusCode < 300 {
+	if armed && req.Method != http.MethodGet && resp != nil && resp.StatusCode < 300 {
 		if class := w.classes(req.URL.Path); class != "" {
 			w.mu.Lock()
 			w.counts[class]++
