@@ -34,7 +34,7 @@ import (
 func TestCrashAPIServerRestartsMidFailover(t *testing.T) {
 	t.Parallel()
 	env := &envtest.Environment{CRDDirectoryPaths: crdPaths, ErrorIfCRDPathMissing: true, Scheme: testScheme}
-	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: t.TempDir(), StopTimeout: 5 * time.Second}
+	env.ControlPlane.APIServer = &envtest.APIServer{CertDir: t.TempDir(), StopTimeout: time.Minute}
 	rc, err := env.Start()
 	if err != nil {
 		t.Fatalf("start a second kube-apiserver and etcd: %v", err)
@@ -54,9 +54,11 @@ func TestCrashAPIServerRestartsMidFailover(t *testing.T) {
 				if rb, ok := obj.(*workv1alpha2.ResourceBinding); ok && err == nil && len(rb.Spec.GracefulEvictionTasks) > 0 {
 					once.Do(func() {
 						defer close(restarted)
-						// kube-apiserver drains for a while after SIGTERM;
-						// past StopTimeout envtest kills it, which stops it
-						// as well.
+						// kube-apiserver drains for a while after SIGTERM,
+						// longer on a busy machine: StopTimeout only bounds
+						// that (past it envtest kills the process but does
+						// not wait for it, and the restart then finds the
+						// old one still holding the port).
 						if err := apiServer.Stop(); err != nil {
 							t.Logf("stop the API server: %v", err)
 						}
@@ -78,14 +80,15 @@ func TestCrashAPIServerRestartsMidFailover(t *testing.T) {
 	f.waitWork(rb, from, true)
 
 	f.taint(from, "decommission", corev1.TaintEffectNoExecute)
-	f.eventually("the API server restarted after the eviction", func() (bool, string) {
-		select {
-		case <-restarted:
-			return true, ""
-		default:
-			return false, "not yet"
-		}
-	})
+	// A real process stops and starts: the wait is bounded by the two
+	// timeouts, not by the fixture's deadline.
+	select {
+	case <-restarted:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the API server did not restart after the eviction")
+	case <-f.ctx.Done():
+		t.Fatal("test ended")
+	}
 	f.waitBinding("orders", "evicted and placed", func(rb *workv1alpha2.ResourceBinding) bool {
 		return slices.Equal(clusterNames(rb), []string{to}) && slices.Equal(taskClusters(rb), []string{from})
 	})
