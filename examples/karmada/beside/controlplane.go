@@ -212,10 +212,8 @@ func (cp *ControlPlane) RestartFailoverControllers(ctx context.Context) error {
 		cp.startFleetover()
 		return nil
 	}
-	for _, p := range cp.procs {
-		if p.name == "karmada-controller-manager" {
-			return p.restart(ctx)
-		}
+	if p := cp.process("karmada-controller-manager"); p != nil {
+		return p.restart(ctx)
 	}
 	return errors.New("karmada-controller-manager is not running")
 }
@@ -513,12 +511,20 @@ func (cp *ControlPlane) controllerManagerArgs() []string {
 
 // Log returns the end of a component's log, for a test's failure message.
 func (cp *ControlPlane) Log(component string, lines int) string {
-	for _, p := range cp.procs {
-		if p.name == component {
-			return p.tail(lines)
-		}
+	if p := cp.process(component); p != nil {
+		return p.tail(lines)
 	}
 	return ""
+}
+
+// process returns the running component name, or nil.
+func (cp *ControlPlane) process(name string) *process {
+	for _, p := range cp.procs {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
 }
 
 // Stop stops every component, fleetover's first, and removes the control

@@ -35,17 +35,12 @@ func (cp *ControlPlane) LoggedEvents(component string) ([]LoggedEvent, error) {
 	cp.eventLogsMu.Lock()
 	l := cp.eventLogs[component]
 	if l == nil {
-		var path string
-		for _, p := range cp.procs {
-			if p.name == component {
-				path = p.logPath
-			}
-		}
-		if path == "" {
+		p := cp.process(component)
+		if p == nil {
 			cp.eventLogsMu.Unlock()
 			return nil, fmt.Errorf("%s does not run in this control plane", component)
 		}
-		l = &eventLog{path: path}
+		l = &eventLog{path: p.logPath}
 		if cp.eventLogs == nil {
 			cp.eventLogs = map[string]*eventLog{}
 		}

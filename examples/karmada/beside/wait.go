@@ -21,10 +21,7 @@ import (
 // sees, not a read of the whole object at every look (a Cluster, with the
 // API enablements of its member, is some kilobytes).
 func (cp *ControlPlane) WaitFor(ctx context.Context, obj client.Object, cond func(client.Object) bool) error {
-	return waitFor(ctx, cp.Client, obj, cond)
-}
-
-func waitFor(ctx context.Context, c client.WithWatch, obj client.Object, cond func(client.Object) bool) error {
+	c := cp.Client
 	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
 	if err != nil {
 		return err
