@@ -50,9 +50,10 @@
 # 2-core machine with a margin (docs/contributing.md).
 #
 # Override: TEST_SH_STEPS, a space-separated list of step ids to run
-# (default: all; ids: library apidiff graph newest vet-examples
+# (default: all; ids: library apidiff graph carrier newest vet-examples
 # conformance scheduler kube-assets karmada ocm karmada-assets beside), for
-# a rerun of one part.
+# a rerun of one part. The steps run in the order the list at the end
+# gives, some of them beside the others (it says why).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -63,6 +64,21 @@ cpus=()
 current_title=""
 current=""
 suite_start=${SECONDS}
+# In a job started with spawn, the file its steps' rows go to (the
+# foreground reads them when it joins the job); empty in the foreground.
+rows_file=""
+
+# record ID WALL CPU TITLE: one row of the summary.
+record() {
+  if [ -n "${rows_file}" ]; then
+    printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"${rows_file}"
+  else
+    steps+=("$1")
+    durations+=("$2")
+    cpus+=("$3")
+    titles+=("$4")
+  fi
+}
 
 summary() {
   local status=$?
@@ -71,12 +87,17 @@ summary() {
   local i
   printf '    %-14s %6s %8s\n' "step" "wall" "CPU"
   for i in "${!steps[@]}"; do
-    printf '    %-14s %5ss %7ss  %s\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}" "${titles[$i]}"
+    if [ "${cpus[$i]}" = FAILED ]; then
+      printf '    %-14s %5ss %8s  %s\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}" "${titles[$i]}"
+    else
+      printf '    %-14s %5ss %7ss  %s\n' "${steps[$i]}" "${durations[$i]}" "${cpus[$i]}" "${titles[$i]}"
+    fi
   done
   if [ "${status}" != 0 ] && [ -n "${current}" ]; then
     printf '    %-14s %5ss %8s  %s\n' "${current}" "$((SECONDS - step_start))" "FAILED" "${current_title}"
   fi
-  printf '    %-14s %5ss\n' "total" "$((SECONDS - suite_start))"
+  children_cpu
+  printf '    %-14s %5ss %7ss\n' "total" "$((SECONDS - suite_start))" "${cpu_raw}"
   if [ "${status}" = 0 ]; then echo "PASS"; else echo "FAIL"; fi
 }
 
@@ -87,28 +108,45 @@ wanted() {
   return 1
 }
 
-# children_cpu sets cpu_now to the user + system CPU seconds of every
-# process this shell has waited for so far (bash's `times`, second line).
-# It must run in this shell, not in $(...): a subshell has waited for
-# nothing, so `times` writes to a file.
+# Jobs: commands started in the background (spawn), each in a subshell of
+# its own with its output in a file, printed when the foreground joins it.
+declare -A job_pid=() job_log=() job_cpu=() job_rows=()
+# The CPU time of the jobs joined so far whose steps carry their own.
+detached_cpu=0
+
+# children_cpu sets cpu_raw to the user + system CPU seconds of every
+# process this shell has waited for so far (bash's `times`, second line),
+# and cpu_now to that less the jobs' own: bash waits for a job when it
+# ends, whichever step runs then, so a job's CPU time is taken off until a
+# step joins it (a job whose steps carry their own, off for good). It must
+# run in this shell, not in $(...): a subshell has waited for nothing, so
+# `times` writes to a file.
 times_out=$(mktemp)
+cpu_raw=0
 cpu_now=0
 children_cpu() {
   times >"${times_out}"
-  cpu_now=$(awk 'NR == 2 {
+  cpu_raw=$(awk 'NR == 2 {
     t = 0
     for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
     printf "%d", t
   }' "${times_out}")
+  cpu_now=$((cpu_raw - detached_cpu))
+  local id
+  for id in "${!job_pid[@]}"; do
+    # A job that has ended and been waited for has written its CPU time.
+    if ! kill -0 "${job_pid[${id}]}" 2>/dev/null && [ -s "${job_cpu[${id}]}" ]; then
+      cpu_now=$((cpu_now - $(cat "${job_cpu[${id}]}")))
+    fi
+  done
 }
 
 # step ID TITLE COMMAND...: runs the command, timed, unless TEST_SH_STEPS
 # leaves ID out. Beside the wall time it prints the CPU time the step's
 # processes used (two cores: up to twice the wall time): a step far below
 # its wall time waits (downloads, a real clock), one near twice it
-# computes. The background build of the test binaries counts in the step
-# that runs when it ends (bash counts a process when it has ended and been
-# reaped); the kube-assets step prints its own figure.
+# computes. In the foreground, a job that has ended by then is joined
+# after it (check_jobs).
 step() {
   local id=$1 title=$2
   shift 2
@@ -123,47 +161,86 @@ step() {
   children_cpu
   local took=$((SECONDS - step_start)) cpu=$((cpu_now - cpu_start))
   echo "<== ${title}: ${took}s (CPU ${cpu}s)"
-  steps+=("${id}")
-  titles+=("${title}")
-  durations+=("${took}")
-  cpus+=("${cpu}")
+  record "${id}" "${took}" "${cpu}" "${title}"
   current=""
+  if [ -z "${rows_file}" ]; then check_jobs; fi
 }
 
-# Steps that need little of what runs before them start early, in the
-# background, beside the steps that run in the foreground; each prints its
-# output when its own step comes (see the step list). background ID
-# COMMAND... starts one (if TEST_SH_STEPS wants it), output to a file;
-# joined ID waits for it, prints that output and returns its status. Its
-# CPU time is printed with its output; in the summary it counts in the step
-# that runs when it ends (as the assets build's). The
-# EXIT trap stops what is still running (stop_tree: the go command and a
-# test binary's kube-apiserver and etcd are that process's descendants).
-declare -A bg_pid=() bg_log=()
-background() {
-  local id=$1
-  shift
-  wanted "${id}" || return 0
-  bg_log[${id}]=$(mktemp)
+# spawn ID NICENESS COMMAND...: starts COMMAND (a function, steps, a
+# script) in the background at the given niceness (0: the foreground's
+# priority). A job of steps records them as the foreground would; a step
+# that fails ends the job, and the foreground fails when it joins it.
+spawn() {
+  local id=$1 niceness=$2
+  shift 2
+  job_log[${id}]=$(mktemp)
+  job_cpu[${id}]=$(mktemp)
+  job_rows[${id}]=$(mktemp)
   (
-    start=${SECONDS} rc=0
-    "$@" || rc=$?
+    job_pid=()
+    detached_cpu=0
+    rows_file=${job_rows[${id}]}
     times_out=$(mktemp) # not the foreground's file
-    children_cpu
-    rm -f "${times_out}"
-    echo "    (ran in the background for $((SECONDS - start))s, CPU ${cpu_now}s)"
-    exit "${rc}"
-  ) >"${bg_log[${id}]}" 2>&1 &
-  bg_pid[${id}]=$!
+    current=""
+    # The job's id and start, fixed now: a step's locals shadow them.
+    trap "job_ended ${id} ${SECONDS}" EXIT
+    if [ "${niceness}" != 0 ]; then renice -n "${niceness}" -p "${BASHPID}" >/dev/null 2>&1 || true; fi
+    "$@"
+  ) >"${job_log[${id}]}" 2>&1 &
+  job_pid[${id}]=$!
 }
 
+# job_ended ID START, a job's EXIT trap: records the step it failed in,
+# and writes the CPU time of its processes for children_cpu.
+job_ended() {
+  local rc=$? id=$1 start=$2
+  if [ "${rc}" != 0 ] && [ -n "${current}" ]; then
+    record "${current}" "$((SECONDS - step_start))" "FAILED" "${current_title}"
+  fi
+  children_cpu
+  rm -f "${times_out}"
+  echo "    (ran in the background for $((SECONDS - start))s, CPU ${cpu_raw}s)"
+  echo "${cpu_raw}" >"${job_cpu[${id}]}"
+  exit "${rc}"
+}
+
+# joined ID waits for a job, prints its output, adds its steps' rows to the
+# summary and returns its status.
 joined() {
-  local id=$1 rc=0
-  wait "${bg_pid[${id}]}" || rc=$?
-  unset "bg_pid[${id}]"
-  cat "${bg_log[${id}]}"
-  rm -f "${bg_log[${id}]}"
+  local id=$1 rc=0 row_id wall cpu title
+  wait "${job_pid[${id}]}" || rc=$?
+  cat "${job_log[${id}]}"
+  if [ -s "${job_rows[${id}]}" ]; then
+    while IFS=$'\t' read -r row_id wall cpu title; do
+      steps+=("${row_id}")
+      durations+=("${wall}")
+      cpus+=("${cpu}")
+      titles+=("${title} [in the background]")
+    done <"${job_rows[${id}]}"
+    detached_cpu=$((detached_cpu + $(cat "${job_cpu[${id}]}" 2>/dev/null || echo 0)))
+  fi
+  rm -f "${job_log[${id}]}" "${job_cpu[${id}]}" "${job_rows[${id}]}"
+  unset "job_pid[${id}]" "job_log[${id}]" "job_cpu[${id}]" "job_rows[${id}]"
   return "${rc}"
+}
+
+# The jobs of steps that run beside the foreground's, in the order they
+# start; check_jobs joins those that have ended (a failure shows as soon
+# as the foreground's step ends), join_jobs waits for the rest.
+step_jobs=(floor newest karmada-graph)
+check_jobs() {
+  local id
+  for id in "${step_jobs[@]}"; do
+    if [ -n "${job_pid[${id}]:-}" ] && ! kill -0 "${job_pid[${id}]}" 2>/dev/null; then
+      joined "${id}"
+    fi
+  done
+}
+join_jobs() {
+  local id
+  for id in "${step_jobs[@]}"; do
+    if [ -n "${job_pid[${id}]:-}" ]; then joined "${id}"; fi
+  done
 }
 
 stop_tree() {
@@ -191,66 +268,89 @@ conformance() {
   (cd hack/conformance && go vet ./... && go test -vet=off -count=1 -timeout=15m . -cases=3000)
 }
 
-# fleetover's filter plugins in Karmada's own scheduler, and the annotation
-# reader they share with the reference controllers: modules of their own.
-# The scheduler's is on the Kubernetes release of the Karmada it embeds
-# (Karmada v1.18.1, k8s.io v0.35.3, as the conformance test), and its vet
-# compiles what the beside step's build of the scheduler links. Not raced:
-# the plugins keep no state, and the scheduling framework that calls them
-# concurrently is Karmada's.
+# fleetover's filter plugins in Karmada's own scheduler: a module of its
+# own, on the Kubernetes release of the Karmada it embeds (Karmada v1.18.1,
+# k8s.io v0.35.3, as the conformance test); its vet compiles what the
+# beside step's build of the scheduler links. Not raced: the plugins keep
+# no state, and the scheduling framework that calls them concurrently is
+# Karmada's.
 karmada_scheduler() {
-  # The carrier is at the library's floor: on the floor toolchain, its
-  # compile of k8s.io is the library step's.
-  (cd examples/karmada/carrier && GOTOOLCHAIN="${floor_go}" go vet ./... && GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=5m ./...)
   (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -vet=off -count=1 -timeout=5m ./...)
+}
+
+# The annotation reader the scheduler plugins share with the reference
+# controllers is at the library's floor: on the floor toolchain, its
+# compile of k8s.io is the library step's.
+carrier() {
+  (cd examples/karmada/carrier && GOTOOLCHAIN="${floor_go}" go vet ./... && GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=5m ./...)
+}
+
+# The floor's checks, on the floor toolchain: they share its compile with
+# each other and with nothing else, so they run one after the other in a
+# job of their own beside the rest (see the step list).
+floor_steps() {
+  step library "library at the floor, ${floor_go} (vet, test)" library_floor
+  step apidiff "API compatibility with the last release" api_compatibility
+  step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
+  step carrier "annotation carrier at the floor, ${floor_go}" carrier
+}
+
+# The checks in Karmada v1.18.1's module graph: the Karmada and k8s.io
+# packages they compile are those the assets build compiles for Karmada's
+# components (hack/kube-assets.sh: the same versions, the same flags), so
+# they start once that build has ended and find them in the build cache.
+karmada_graph_steps() {
+  step conformance "conformance against Karmada's own code" conformance
+  step scheduler "fleetover-karmada-scheduler (Karmada's scheduler with fleetover's plugins)" karmada_scheduler
 }
 
 # The binaries the integration tests start (kube-apiserver, etcd and
 # Karmada's components) are the longest build of a first run: it starts in
-# the background at once, beside the library's steps. It publishes
-# kube-apiserver and etcd first (hack/kube-assets.sh, KUBE_ASSETS_KUBE_READY):
-# the reference controllers' tests need only those and start then, while
-# Karmada's components build; the tests beside Karmada wait for the whole
-# build. Later runs find them cached.
+# the background at once. It publishes kube-apiserver and etcd first
+# (hack/kube-assets.sh, KUBE_ASSETS_KUBE_READY): the reference
+# controllers' tests need only those and start then, while Karmada's
+# components build; the tests beside Karmada wait for the whole build.
+# Later runs find them cached.
 assets_out=$(mktemp)
-assets_log=$(mktemp)
 kube_ready=$(mktemp)
-assets_pid=""
 assets=""
 kube=""
-start_assets() {
-  KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}" 2>"${assets_log}" &
-  assets_pid=$!
+build_assets() {
+  KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}"
 }
 
 # kube_assets sets kube to the folder of kube-apiserver and etcd, waiting
 # for the build to publish it (it polls: bash cannot wait for part of a
 # process).
 kube_assets() {
-  if [ -z "${assets_pid}" ]; then
+  if [ -z "${job_pid[assets]:-}" ]; then
     all_assets
     return
   fi
-  while [ ! -s "${kube_ready}" ] && kill -0 "${assets_pid}" 2>/dev/null; do sleep 1; done
+  while [ ! -s "${kube_ready}" ] && kill -0 "${job_pid[assets]}" 2>/dev/null; do sleep 1; done
   if [ ! -s "${kube_ready}" ]; then
     all_assets # the build ended without it: its error
     return
   fi
   kube=$(cat "${kube_ready}")
-  grep -v '^go: downloading' "${assets_log}" | grep 'kube-apiserver and etcd' || true
+  grep -v '^go: downloading' "${job_log[assets]}" | grep 'kube-apiserver and etcd' || true
   echo "    KUBEBUILDER_ASSETS=${kube}"
 }
 
 # all_assets sets assets (and kube) to the folder of every binary, waiting
-# for the build to end.
+# for the build to end; its CPU time counts in the step that waits.
 all_assets() {
-  if [ -n "${assets_pid}" ]; then
-    if ! wait "${assets_pid}"; then
-      cat "${assets_log}" >&2
+  if [ -n "${job_pid[assets]:-}" ]; then
+    local log rc=0
+    log=$(mktemp)
+    joined assets >"${log}" 2>&1 || rc=$?
+    if [ "${rc}" != 0 ]; then
+      cat "${log}" >&2
+      rm -f "${log}"
       return 1
     fi
-    assets_pid=""
-    grep -v '^go: downloading' "${assets_log}" | tail -n 3 || true
+    grep -v '^go: downloading' "${log}" | tail -n 3 || true
+    rm -f "${log}"
   else
     KUBE_ASSETS_KUBE_READY="" bash hack/kube-assets.sh >"${assets_out}"
   fi
@@ -281,13 +381,14 @@ vet_examples() {
 examples_karmada() {
   [ -n "${kube}" ] || kube_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./...)
-  background ocm examples_ocm
+  spawn ocm 0 examples_ocm
   (cd examples/karmada && KUBEBUILDER_ASSETS="${kube}" go test -vet=off -race -count=1 -timeout=20m $(go list ./... | grep -v /beside))
 }
 
 # Karmada's own control plane, twice (Karmada alone, and fleetover beside
 # it), with three member clusters: its own step, so that its API servers
-# do not share the two cores with the other integration tests. Its
+# do not share the two cores with the other integration tests (the jobs
+# that may still run beside it are at a lower priority, and yield). Its
 # scenarios mostly wait on Karmada's real clock (tolerations, the
 # graceful eviction timeout), so they run eight at a time, not go test's
 # default of one per core: the harness starts them longest first
@@ -313,33 +414,44 @@ examples_ocm() {
 # The ocm step: examples/ocm's run, started beside the karmada step's
 # tests, or here when the karmada step did not run.
 ocm_step() {
-  if [ -n "${bg_pid[ocm]:-}" ]; then joined ocm; else examples_ocm; fi
+  if [ -n "${job_pid[ocm]:-}" ]; then joined ocm; else examples_ocm; fi
 }
 
-if wanted kube-assets || wanted karmada || wanted karmada-assets || wanted beside || wanted ocm; then
-  start_assets
-fi
 # A run stopped by a signal is a failed run (without these, the EXIT trap
 # would see the status of the last command that finished, and say PASS).
 trap 'exit 130' INT
 trap 'exit 143' TERM
-trap 'summary; [ -z "${assets_pid}" ] || stop_tree "${assets_pid}"; for p in "${bg_pid[@]}"; do stop_tree "${p}"; done; rm -f "${assets_out}" "${assets_log}" "${kube_ready}" "${times_out}" "${bg_log[@]}"' EXIT
-# The newest step shares no compile with the steps before it (another
-# toolchain, another k8s.io, -race): it runs beside them.
-background newest bash hack/test-newest.sh
-step library "library at the floor, ${floor_go} (vet, test)" library_floor
-step apidiff "API compatibility with the last release" api_compatibility
-step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
-step newest "library at the newest k8s.io (vet, test -race; run beside the steps above)" joined newest
+trap 'summary; for p in "${job_pid[@]}"; do stop_tree "${p}"; done; rm -f "${assets_out}" "${kube_ready}" "${times_out}" "${job_log[@]}" "${job_cpu[@]}" "${job_rows[@]}"' EXIT
+
+# The order. On two cores a first run computes from its first second to
+# its last but for the beside step (Karmada's real clock), so what decides
+# its length is what waits on what: the foreground is the path to the
+# beside step (the examples' raced compile, kube-apiserver, the reference
+# controllers' tests, Karmada's components), at the normal priority; the
+# assets build runs beside it from the start, at the same priority. Every
+# check that nothing on that path needs runs in a job at a lower priority
+# (nice 10), fed by the CPU the path leaves: the floor's checks from the
+# start (the floor toolchain compiles what nothing else does), the library
+# at the newest k8s.io once the examples' vet has compiled the raced
+# k8s.io it shares, and the checks in Karmada's module graph once the
+# assets build has compiled what they share with it. On a warm run the
+# reference controllers' tests start at once.
+if wanted kube-assets || wanted karmada || wanted karmada-assets || wanted beside || wanted ocm; then
+  spawn assets 0 build_assets
+fi
+if wanted library || wanted apidiff || wanted graph || wanted carrier; then
+  spawn floor 10 floor_steps
+fi
 step vet-examples "examples/karmada and examples/ocm (vet -race, which compiles their tests' dependencies)" vet_examples
-# The Karmada and k8s.io packages the next two steps compile are those the
-# assets build compiles for Karmada's components (hack/kube-assets.sh: the
-# same versions, the same flags): whichever of the two comes to a package
-# first compiles it for both. They run while the build goes on.
-step conformance "conformance against Karmada's own code" conformance
-step scheduler "fleetover-karmada-scheduler, carrier" karmada_scheduler
+if wanted newest; then
+  spawn newest 10 step newest "library at the newest k8s.io (vet, test -race)" bash hack/test-newest.sh
+fi
 step kube-assets "kube-apiserver and etcd (built in the background since the start)" kube_assets
 step karmada "examples/karmada (real kube-apiserver, -race)" examples_karmada
 step ocm "examples/ocm (real kube-apiserver, -race; run beside the karmada step's tests)" ocm_step
 step karmada-assets "Karmada's components (built in the background since the start)" all_assets
+if wanted conformance || wanted scheduler; then
+  spawn karmada-graph 10 karmada_graph_steps
+fi
 step beside "beside the real Karmada (its control plane, K and F, -race)" beside_karmada
+join_jobs

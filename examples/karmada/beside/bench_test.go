@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	policyv1alpha1 "github.com/karmada-io/api/policy/v1alpha1"
+	workv1alpha1 "github.com/karmada-io/api/work/v1alpha1"
 
 	"github.com/fleetover/fleetover/examples/karmada/beside"
 	"github.com/fleetover/fleetover/examples/karmada/controllers"
@@ -35,7 +36,8 @@ var benchBindings = flag.String("beside.bench-bindings", "1,100", "comma-separat
 // component to an object of the failover's own (its namespace's bindings,
 // templates and events, its clusters' Works and their events), counted
 // from karmada-apiserver's audit log (Options.AuditWrites) from the
-// failure until no such write has come for a while (stageWrites); "work-"
+// failure until every Work on the failed member is deleted and no such
+// write has come for a while after (stageWrites); "work-"
 // is the part of it that went to Works. To the members: the components'
 // client metrics, less what they write when idle (their steady rate just
 // before, see steadyWrites). In F the writes are karmada-controller-
@@ -114,6 +116,13 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 	})
 	took := time.Since(start)
 	b.StopTimer()
+	// The writes are counted once every old copy is let go of: each Work
+	// on the failed cluster deleted (it keeps Karmada's finalizer while
+	// the cluster cannot be reached), and no write come for a while after.
+	s.eventuallyWithin(deadline+time.Duration(n)*time.Second, fmt.Sprintf("every Work on %s deleted", primary), func() (bool, string) {
+		live := s.liveWorks(primary)
+		return live == 0, fmt.Sprintf("%d Works not deleted", live)
+	})
 
 	scale := took.Seconds() / idle.Seconds()
 	end := s.sample()
@@ -130,6 +139,9 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 		}
 	}
 	b.Logf("writes to karmada-apiserver per binding, by component and request (audit log):\n%s", strings.Join(lines, "\n"))
+	// Removed before the next benchmark starts, not beside it: Karmada's
+	// deletion of N Works and their copies would be measured with it.
+	s.removeNow(cleanupTimeout + time.Duration(n)*time.Second/2)
 }
 
 // template is a Deployment template of the stage's namespace, not yet
@@ -147,6 +159,25 @@ func (s *stage) template(name, image string) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// liveWorks counts the Works in a stage cluster's execution namespace
+// that are not being deleted (their metadata only: a Work holds its
+// manifest).
+func (s *stage) liveWorks(cluster string) int {
+	s.t.Helper()
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(workv1alpha1.SchemeGroupVersion.WithKind("WorkList"))
+	if err := s.c.List(s.ctx, list, client.InNamespace(controllers.ExecutionNamespace(cluster))); err != nil {
+		s.t.Fatal(err)
+	}
+	live := 0
+	for _, w := range list.Items {
+		if w.DeletionTimestamp == nil {
+			live++
+		}
+	}
+	return live
 }
 
 // readyOn counts the stage's Deployments with every replica ready on a
