@@ -116,17 +116,19 @@ func benchClusterFailover(b *testing.B, conf beside.Configuration, n int) {
 	})
 	took := time.Since(start)
 	b.StopTimer()
-	// The writes are counted once every old copy is let go of: each Work
-	// on the failed cluster deleted (it keeps Karmada's finalizer while
-	// the cluster cannot be reached), and no write come for a while after.
+	// The member writes end here, where the background taken off them
+	// (scaled to took) ends.
+	scale := took.Seconds() / idle.Seconds()
+	end := s.sample()
+	w := end.Sub(settled).Sub(background.Scale(scale))
+	// The writes to karmada-apiserver are counted once every old copy is
+	// let go of: each Work on the failed cluster deleted (it keeps
+	// Karmada's finalizer while the cluster cannot be reached), and no
+	// write come for a while after.
 	s.eventuallyWithin(deadline+time.Duration(n)*time.Second, fmt.Sprintf("every Work on %s deleted", primary), func() (bool, string) {
 		live := s.liveWorks(primary)
 		return live == 0, fmt.Sprintf("%d Works not deleted", live)
 	})
-
-	scale := took.Seconds() / idle.Seconds()
-	end := s.sample()
-	w := end.Sub(settled).Sub(background.Scale(scale))
 	audited := s.stageWrites(before.records)
 	b.ReportMetric(took.Seconds(), "s/failover")
 	b.ReportMetric(float64(audited.total)/float64(n), "writes/binding")
