@@ -12,7 +12,8 @@
 #     allowed_raises below with the reason,
 #   - build every library package with the Go release named by FLOOR_GO
 #     (the oldest the go line allows), fetched through the module proxy as
-#     a toolchain module,
+#     a toolchain module, from the very module versions the library's own
+#     go.mod selects (so that build is the floor step's, cached),
 #   - and, for each module it raises, have the raised version export the
 #     same API as the one Karmada pins, or one apidiff calls compatible,
 #     for every package of it that Karmada imports: Karmada's code that
@@ -127,6 +128,24 @@ while read -r path want; do
   fi
 done <<<"${karmada_requires}"
 for r in "${raised[@]}"; do echo "check-karmada-graph: raised ${r}"; done
+
+# The modules the library's packages are built from: at the floor its own
+# go.mod selects for each the version Karmada's graph does, so the build
+# below is the floor step's compile (the same toolchain, flags and
+# versions), found in the build cache rather than a second compile of
+# k8s.io. A module the library requires below Karmada's shows here: raise
+# it to Karmada's version in go.mod.
+modules_built() {
+  # shellcheck disable=SC2086 # library_packages is a list of import paths
+  go list -deps -f '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}}{{end}}{{end}}' ${library_packages} |
+    grep -v '^github.com/fleetover/fleetover ' | sort -u
+}
+in_karmada=$(modules_built)
+at_floor=$(cd "${root}" && modules_built)
+while read -r path floor_version karmada_selects; do
+  [ "${floor_version}" = "${karmada_selects}" ] ||
+    problem "${path} is ${floor_version} in the library's go.mod and ${karmada_selects} in Karmada's graph; require ${karmada_selects}"
+done < <(join <(echo "${at_floor}") <(echo "${in_karmada}"))
 
 echo "check-karmada-graph: building the library with ${floor_go}"
 # shellcheck disable=SC2086 # library_packages is a list of import paths
