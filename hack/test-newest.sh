@@ -33,14 +33,19 @@ go mod tidy
 # go.yaml.in/yaml/v3) made every k8s.io package a different compile, three
 # times over. Only modules both graphs hold are moved, to the version the
 # examples select (never below the library's own requirement: the
-# examples require the library too).
+# examples require the library too). They are moved with go mod edit, not
+# go get: go get refuses a version below what another module it moves
+# requires (the examples' pruned graph holds golang.org/x/tools/go/expect
+# below what golang.org/x/exp asks for), where the requirement just
+# yields to the higher one; what matters is that every package the
+# library's tests build comes from the version the examples' does.
 modules() { go list -m -f '{{if not .Main}}{{if not .Replace}}{{.Path}} {{.Version}}{{end}}{{end}}' all | sort; }
 examples_modules=$(cd "${root}/examples/karmada" && modules)
 if [ "$(awk '$1 == "k8s.io/api" {print $2}' <<<"${examples_modules}")" = "${newest}" ]; then
-  align=$(join <(echo "${examples_modules}") <(modules) | awk '$2 != $3 {print $1 "@" $2}')
+  align=$(join <(echo "${examples_modules}") <(modules) | awk '$2 != $3 {print "-require=" $1 "@" $2}')
   if [ -n "${align}" ]; then
-    # shellcheck disable=SC2086 # one module@version per word
-    go get ${align}
+    # shellcheck disable=SC2086 # one -require=module@version per word
+    go mod edit ${align}
     go mod tidy
   fi
 fi
