@@ -85,6 +85,20 @@ cleanup() {
 }
 trap cleanup EXIT
 git worktree add --detach --quiet "${base_tree}" "${base_full}"
+# The baseline is loaded with the work tree's go.mod and go.sum when it
+# builds with them: both sides then see the same dependencies, so what
+# apidiff reports is the library's own change, not a dependency's, and the
+# baseline's dependencies are the compile the caller's build already made,
+# not a second one at the release's versions (hack/test.sh runs this after
+# the library's tests on the same toolchain). A baseline that needs a
+# module the work tree no longer requires keeps its own.
+rm -f "${base_tree}/go.sum"
+cp go.mod "${base_tree}/"
+[ ! -f go.sum ] || cp go.sum "${base_tree}/"
+if ! (cd "${base_tree}" && go list -mod=readonly ./... >/dev/null 2>&1); then
+  git -C "${base_tree}" checkout --quiet -- .
+  git -C "${base_tree}" clean --quiet --force -- go.sum
+fi
 
 # library_packages DIR prints "importpath name" for each library package of
 # the module in DIR: not under examples/ or hack/, not internal, not main.

@@ -30,7 +30,8 @@
 #     in a graph that selects the same versions), and so does the
 #     scheduler step.
 #   - The module graph check builds inside Karmada v1.17.1's graph with
-#     that same floor toolchain.
+#     that same floor toolchain, from the versions the floor's go.mod
+#     selects (it checks they are Karmada's): the library step's compile.
 #   - The reference controllers' integration tests (examples/karmada,
 #     examples/ocm) run with -race: they are the concurrent code. Beside the
 #     real Karmada, only the test process (the harness and
@@ -308,8 +309,8 @@ floor_steps() {
 # they start once that build has ended and find them in the build cache.
 # The job waits for it itself (it polls the build's output, which the build
 # writes last): joining the build is the karmada-assets step's, which comes
-# only after the reference controllers' tests, and a first run would leave
-# the job's CPU unused that long.
+# only after the reference controllers' tests, some 100 s after the build
+# ends on a first run.
 karmada_graph_steps() {
   if [ -n "${job_pid[assets]:-}" ]; then
     while [ ! -s "${assets_out}" ] && kill -0 "${job_pid[assets]}" 2>/dev/null; do sleep 1; done
