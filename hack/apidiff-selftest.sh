@@ -4,7 +4,9 @@
 # removes. The check must fail while CHANGELOG.md's Unreleased section does
 # not name the function (also when only an older release's section does),
 # pass once it does, read the baseline from RELEASES, ignore examples/ and
-# internal packages, and fail clearly when the baseline commit is missing.
+# internal packages, fail clearly when the baseline commit is missing, and
+# load a baseline that needs a module the work tree dropped with its own
+# go.mod.
 # The module has no dependencies, so this costs a few seconds once apidiff
 # is built.
 set -euo pipefail
@@ -174,6 +176,22 @@ expect_fail "missing baseline" "is not in this clone"
 rm "${repo}/RELEASES"
 expect_fail "default baseline missing" "583b264"
 
+# 7. A baseline that needs a module the work tree no longer requires is
+# loaded with its own go.mod (the work tree's is tried first). The module is
+# a local one, through a replace, so the test still downloads nothing.
+mkdir -p "${repo}/dep"
+printf 'module example.com/dep\n\ngo 1.25.0\n' >"${repo}/dep/go.mod"
+printf '// Package dep is a module only the baseline requires.\npackage dep\n' >"${repo}/dep/dep.go"
+cp "${repo}/go.mod" "${scratch}/go.mod.head"
+printf '\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n' >>"${repo}/go.mod"
+printf '// The baseline imports a module the work tree drops.\npackage p\n\nimport _ "example.com/dep"\n' >"${repo}/p/dep.go"
+git_ add -A
+git_ commit --quiet -m "baseline with a dependency"
+printf 'v0.2.0 %s\n' "$(git_ rev-parse HEAD)" >"${repo}/RELEASES"
+rm "${repo}/p/dep.go"
+cp "${scratch}/go.mod.head" "${repo}/go.mod"
+expect_pass "a baseline that needs a module the work tree drops"
+
 # The baseline worktree is gone after each run.
 if [ "$(git -C "${repo}" worktree list | wc -l)" -ne 1 ]; then
   fail "a baseline worktree was left behind: $(git -C "${repo}" worktree list)"
@@ -183,4 +201,4 @@ if [ "${failures}" -gt 0 ]; then
   echo "apidiff-selftest: ${failures} failure(s)" >&2
   exit 1
 fi
-echo "    apidiff self-test: 6 cases passed"
+echo "    apidiff self-test: 7 cases passed"
