@@ -310,10 +310,11 @@ floor_steps() {
 # The job waits for it itself (it polls the build's output, which the build
 # writes last): joining the build is the karmada-assets step's, which comes
 # only after the reference controllers' tests, some 100 s after the build
-# ends on a first run.
+# ends on a first run. A job starts with no jobs of its own (spawn), so the
+# build's process id is passed in assets_pid, set when the build starts.
 karmada_graph_steps() {
-  if [ -n "${job_pid[assets]:-}" ]; then
-    while [ ! -s "${assets_out}" ] && kill -0 "${job_pid[assets]}" 2>/dev/null; do sleep 1; done
+  if [ -n "${assets_pid}" ]; then
+    while [ ! -s "${assets_out}" ] && kill -0 "${assets_pid}" 2>/dev/null; do sleep 1; done
   fi
   step conformance "conformance against Karmada's own code" conformance
   step scheduler "fleetover-karmada-scheduler (Karmada's scheduler with fleetover's plugins)" karmada_scheduler
@@ -328,6 +329,7 @@ karmada_graph_steps() {
 # Later runs find them cached.
 assets_out=$(mktemp)
 kube_ready=$(mktemp)
+assets_pid=""
 assets=""
 kube=""
 build_assets() {
@@ -453,6 +455,7 @@ trap 'summary; for p in "${job_pid[@]}"; do stop_tree "${p}"; done; rm -f "${ass
 # warm run the reference controllers' tests start at once.
 if wanted kube-assets || wanted karmada || wanted karmada-assets || wanted beside || wanted ocm; then
   spawn assets 0 build_assets
+  assets_pid=${job_pid[assets]}
 fi
 if wanted library || wanted apidiff || wanted graph || wanted carrier; then
   spawn floor 10 floor_steps
