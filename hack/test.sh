@@ -313,9 +313,7 @@ floor_steps() {
 # ends on a first run. A job starts with no jobs of its own (spawn), so the
 # build's process id is passed in assets_pid, set when the build starts.
 karmada_graph_steps() {
-  if [ -n "${assets_pid}" ]; then
-    while [ ! -s "${assets_out}" ] && kill -0 "${assets_pid}" 2>/dev/null; do sleep 1; done
-  fi
+  if [ -n "${assets_pid}" ]; then await_output "${assets_out}" "${assets_pid}"; fi
   step conformance "conformance against Karmada's own code" conformance
   step scheduler "fleetover-karmada-scheduler (Karmada's scheduler with fleetover's plugins)" karmada_scheduler
 }
@@ -330,6 +328,13 @@ karmada_graph_steps() {
 assets_out=$(mktemp)
 kube_ready=$(mktemp)
 assets_pid=""
+
+# await_output FILE PID returns once FILE has content or process PID has
+# ended, whichever comes first (it polls: bash cannot wait for part of a
+# process, nor for a process that is not its child).
+await_output() {
+  while [ ! -s "$1" ] && kill -0 "$2" 2>/dev/null; do sleep 1; done
+}
 assets=""
 kube=""
 build_assets() {
@@ -337,14 +342,13 @@ build_assets() {
 }
 
 # kube_assets sets kube to the folder of kube-apiserver and etcd, waiting
-# for the build to publish it (it polls: bash cannot wait for part of a
-# process).
+# for the build to publish it.
 kube_assets() {
   if [ -z "${job_pid[assets]:-}" ]; then
     all_assets
     return
   fi
-  while [ ! -s "${kube_ready}" ] && kill -0 "${job_pid[assets]}" 2>/dev/null; do sleep 1; done
+  await_output "${kube_ready}" "${assets_pid}"
   if [ ! -s "${kube_ready}" ]; then
     all_assets # the build ended without it: its error
     return
