@@ -77,12 +77,11 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	crdDirs, cleanup, err := karmadaCRDs()
+	crdDirs, err := karmadaCRDs()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: Karmada's CRDs: %v\n", err)
 		return 1
 	}
-	defer cleanup()
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     append(crdDirs, filepath.Join("testdata", "crd")),
 		ErrorIfCRDPathMissing: true,
@@ -104,14 +103,11 @@ func run(m *testing.M) int {
 // (nothing is copied into this repository): work.karmada.io (bindings in
 // their stored version v1alpha2, Works) and policy.karmada.io, from the
 // chart's bases without the patches that add a conversion webhook. Cluster
-// is no CRD in Karmada (its aggregated API server serves it), so a CRD is
-// generated from karmada-io/api's Cluster type with controller-gen as a
-// stand-in; docs/karmada.md says what the real server does that it does not.
-const (
-	karmadaModule  = "github.com/karmada-io/karmada@v1.17.1"
-	controllerGen  = "sigs.k8s.io/controller-tools/cmd/controller-gen@v0.23.0"
-	clusterAPIPath = "github.com/karmada-io/api/cluster/v1alpha1"
-)
+// is no CRD in Karmada (its aggregated API server serves it): a CRD
+// generated from karmada-io/api's Cluster type stands in for it
+// (testdata/crd, hack/update-codegen.sh); docs/karmada.md says what the
+// real server does that it does not.
+const karmadaModule = "github.com/karmada-io/karmada@v1.17.1"
 
 // karmadaBesideModule is the newest Karmada release, whose deploy files
 // the command-line tests read. The checksum database does not answer for
@@ -137,25 +133,15 @@ func moduleDir(module string) (string, error) {
 	return mod.Dir, nil
 }
 
-// karmadaCRDs downloads Karmada's module (a no-op when cached), generates
-// the Cluster CRD into a temporary folder, and returns the CRD folders.
-func karmadaCRDs() (dirs []string, cleanup func(), err error) {
+// karmadaCRDs downloads Karmada's module (a no-op when cached) and returns
+// the folders of the CRDs it holds that the tests load.
+func karmadaCRDs() ([]string, error) {
 	dir, err := moduleDir(karmadaModule)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	bases := filepath.Join(dir, "charts", "karmada", "_crds", "bases")
-	tmp, err := os.MkdirTemp("", "fleetover-cluster-crd-")
-	if err != nil {
-		return nil, nil, err
-	}
-	cleanup = func() { _ = os.RemoveAll(tmp) }
-	gen := exec.Command("go", "run", controllerGen, "crd", "paths="+clusterAPIPath, "output:crd:dir="+tmp)
-	if out, err := gen.CombinedOutput(); err != nil {
-		cleanup()
-		return nil, nil, fmt.Errorf("generate the Cluster CRD with %s: %w\n%s", controllerGen, err, out)
-	}
-	return []string{filepath.Join(bases, "work"), filepath.Join(bases, "policy"), tmp}, cleanup, nil
+	return []string{filepath.Join(bases, "work"), filepath.Join(bases, "policy")}, nil
 }
 
 func commandError(err error) error {
