@@ -17,30 +17,18 @@
 #     examples/ocm requires the same (a patch apart in k8s.io/utils or
 #     golang.org/x/sys made every k8s.io package a compile of its own).
 #   - At the floor go.mod declares (k8s.io v0.35, the release Karmada
-#     v1.17 and v1.18 build on, and Go 1.25, FLOOR_GO) the library is
-#     vetted and tested without -race: it proves the code builds and
-#     behaves on the oldest supported releases of both. One toolchain for
-#     the floor's vet and test compiles the floor's k8s.io once; the
-#     running Go (the newest) vets and tests the library in the newest
-#     step.
-#   - That Go 1.25 toolchain builds everything that is not raced: the
-#     floor's checks, and everything in Karmada v1.18.1's module graph
-#     (the assets build, the conformance and scheduler steps, the beside
-#     step's build of the scheduler). It is go1.25.10, the oldest Go
-#     Karmada v1.18.1's go line allows, the Go its release is built with.
-#     Karmada v1.17.1's allows go1.25.7, but a patch release changes
-#     neither the language nor the standard library's API, so one 1.25
-#     toolchain proves the floor for both, and the standard library (and
-#     each module the two graphs hold at one version) is compiled and
-#     vetted once for all of them, not once more on the running Go. The
-#     running Go compiles only what is raced.
-#   - The conformance test against Karmada's own code (hack/conformance,
-#     Karmada v1.18.1) runs on the floor's minor release of k8s.io but at
-#     the patch Karmada v1.18.1 requires (k8s.io v0.35.3), so it does not
-#     reuse the floor's compile of k8s.io; it reuses the assets build's
-#     instead (hack/kube-assets.sh builds Karmada's components with the
-#     same flags and toolchain, in a graph that selects the same
-#     versions), and so does the scheduler step.
+#     v1.17 and v1.18 build on, and the oldest Go its go line allows,
+#     FLOOR_GO) the library is vetted and tested without -race: it proves
+#     the code builds and behaves on the oldest supported releases of
+#     both. One toolchain for the floor's vet and test compiles the floor's
+#     k8s.io once; the running Go (the newest) vets and tests the library
+#     in the newest step. The conformance test against Karmada's own code
+#     (hack/conformance, Karmada v1.18.1) runs on the same minor release
+#     but at the patch Karmada v1.18.1 requires (k8s.io v0.35.3), so it
+#     does not reuse that compile; it reuses the assets build's instead
+#     (hack/kube-assets.sh builds Karmada's components with the same flags,
+#     in a graph that selects the same versions), and so does the
+#     scheduler step.
 #   - The module graph check builds inside Karmada v1.17.1's graph with
 #     that same floor toolchain, from the versions the floor's go.mod
 #     selects (it checks they are Karmada's): the library step's compile.
@@ -269,10 +257,7 @@ stop_tree() {
   kill "$1" 2>/dev/null || true
 }
 
-# The Go 1.25 toolchain of the floor and of Karmada's module graph (see
-# the top); the graph check reads it too.
-floor_go="${FLOOR_GO:-go1.25.10}"
-export FLOOR_GO="${floor_go}"
+floor_go="${FLOOR_GO:-go1.25.7}"
 
 library_floor() {
   GOTOOLCHAIN="${floor_go}" go vet ./...
@@ -288,8 +273,7 @@ api_compatibility() {
 }
 
 conformance() {
-  (cd hack/conformance && GOTOOLCHAIN="${floor_go}" go vet ./... &&
-    GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=15m . -cases=3000)
+  (cd hack/conformance && go vet ./... && go test -vet=off -count=1 -timeout=15m . -cases=3000)
 }
 
 # fleetover's filter plugins in Karmada's own scheduler: a module of its
@@ -299,8 +283,7 @@ conformance() {
 # no state, and the scheduling framework that calls them concurrently is
 # Karmada's.
 karmada_scheduler() {
-  (cd examples/karmada/cmd/fleetover-karmada-scheduler && GOTOOLCHAIN="${floor_go}" go vet ./... &&
-    GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=5m ./...)
+  (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -vet=off -count=1 -timeout=5m ./...)
 }
 
 # The annotation reader the scheduler plugins share with the reference
@@ -355,7 +338,7 @@ await_output() {
 assets=""
 kube=""
 build_assets() {
-  GOTOOLCHAIN="${floor_go}" KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}"
+  KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}"
 }
 
 # kube_assets sets kube to the folder of kube-apiserver and etcd, waiting
@@ -390,7 +373,7 @@ all_assets() {
     grep -v '^go: downloading' "${log}" | tail -n 3 || true
     rm -f "${log}"
   else
-    GOTOOLCHAIN="${floor_go}" KUBE_ASSETS_KUBE_READY="" bash hack/kube-assets.sh >"${assets_out}"
+    KUBE_ASSETS_KUBE_READY="" bash hack/kube-assets.sh >"${assets_out}"
   fi
   assets=$(cat "${assets_out}")
   kube=${kube:-${assets}}
@@ -436,14 +419,11 @@ examples_karmada() {
 # 182 s with every scenario slower. The harness raises the components'
 # client rate limits (beside/main_test.go, timings): at the default,
 # eight at a time starved Karmada's controller manager, whose events then
-# came past the scenarios' deadlines. The harness builds configuration F's
-# scheduler (fleetover-karmada-scheduler) on the floor's toolchain, the
-# scheduler step's: the test process itself is on the running Go.
+# came past the scenarios' deadlines.
 beside_karmada() {
   [ -n "${assets}" ] || all_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./beside/)
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=64 -timeout=20m ./beside/ \
-    -beside.parallel=8 -beside.scheduler-toolchain="${floor_go}")
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=64 -timeout=20m ./beside/ -beside.parallel=8)
 }
 
 examples_ocm() {

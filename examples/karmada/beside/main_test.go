@@ -189,8 +189,6 @@ var keepDir = flag.String("beside.dir", "", "keep each control plane's files (ku
 
 var evictionRate = flag.String("beside.eviction-rate", "", "--resource-eviction-rate for both configurations (empty: Karmada's default, 0.5 per second)")
 
-var schedulerToolchain = flag.String("beside.scheduler-toolchain", "", "the Go toolchain (a GOTOOLCHAIN value such as go1.25.10) that builds fleetover-karmada-scheduler (empty: the go command's choice)")
-
 var update = flag.Bool("update", false, "write this run's outcome table into docs/karmada.md")
 
 // checkDocs is off in hack/test.sh: the table's words depend on the
@@ -312,18 +310,13 @@ const schedulerModule = "../cmd/fleetover-karmada-scheduler"
 // buildScheduler builds fleetover-karmada-scheduler, configuration F's
 // scheduler, into dir and returns the binary: Karmada's
 // scheduler of karmadaModule's release with fleetover's plugins. The build
-// is Go's, cached: a rerun links only. It has go vet's flags, and
-// hack/test.sh passes the scheduler step's toolchain in
-// -beside.scheduler-toolchain, so what that step compiled for vet is not
-// compiled again.
+// is Go's, cached: a rerun links only. It has go vet's flags, so what
+// hack/test.sh's scheduler step compiled for vet is not compiled again.
 func buildScheduler(dir string) (string, error) {
 	out := filepath.Join(dir, "fleetover-karmada-scheduler")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = schedulerModule
 	cmd.Env = append(os.Environ(), "GOWORK=off")
-	if *schedulerToolchain != "" {
-		cmd.Env = append(cmd.Env, "GOTOOLCHAIN="+*schedulerToolchain)
-	}
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", schedulerModule, err, b)
 	}
