@@ -64,16 +64,24 @@ func TestClusterCRDKnowsEveryField(t *testing.T) {
 // TestSchemaDifferencesFindsMissingAndExtraFields proves the comparison
 // TestClusterCRDKnowsEveryField relies on sees both kinds of drift, nested.
 func TestSchemaDifferencesFindsMissingAndExtraFields(t *testing.T) {
+	type inline struct {
+		Inlined string `json:"inlined"`
+	}
 	type inner struct {
 		Kept    string `json:"kept"`
 		Missing string `json:"missing,omitempty"`
 	}
+	type Name string
 	type outer struct {
+		inline
+		Name
 		Items []inner `json:"items"`
 		Skip  string  `json:"-"`
 	}
 	str := apiextensionsv1.JSONSchemaProps{Type: "string"}
 	schema := apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{
+		"inlined": str,
+		"Name":    str,
 		"items": {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
 			Type:       "object",
 			Properties: map[string]apiextensionsv1.JSONSchemaProps{"kept": str, "extra": str},
@@ -134,26 +142,28 @@ func schemaDifferences(path string, typ reflect.Type, schema *apiextensionsv1.JS
 
 var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 
-// jsonFields returns typ's fields by JSON name, with those of embedded
-// structs without a name of their own (encoding/json's inlining).
+// jsonFields returns the fields of struct type typ by JSON name, with
+// those of embedded structs without a name of their own (encoding/json's
+// inlining; an embedded field of another kind is a field like any other).
 func jsonFields(typ reflect.Type) map[string]reflect.Type {
-	for typ.Kind() == reflect.Pointer {
-		typ = typ.Elem()
-	}
 	fields := map[string]reflect.Type{}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
-		if !f.IsExported() && !f.Anonymous {
-			continue
-		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "-" {
 			continue
 		}
-		if name == "" && f.Anonymous {
-			for n, t := range jsonFields(f.Type) {
+		embedded := f.Type
+		for embedded.Kind() == reflect.Pointer {
+			embedded = embedded.Elem()
+		}
+		if name == "" && f.Anonymous && embedded.Kind() == reflect.Struct {
+			for n, t := range jsonFields(embedded) {
 				fields[n] = t
 			}
+			continue
+		}
+		if !f.IsExported() {
 			continue
 		}
 		if name == "" {
