@@ -310,17 +310,34 @@ const schedulerModule = "../cmd/fleetover-karmada-scheduler"
 // buildScheduler builds fleetover-karmada-scheduler, configuration F's
 // scheduler, into dir and returns the binary: Karmada's
 // scheduler of karmadaModule's release with fleetover's plugins. The build
-// is Go's, cached: a rerun links only. It has go vet's flags, so what
-// hack/test.sh's scheduler step compiled for vet is not compiled again.
+// is Go's, cached: a rerun links only. It is built as Karmada's own
+// components are, with the compiler's default flags: GOFLAGS loses any
+// -gcflags the test binary was built with (hack/test.sh compiles test code
+// without inlining), so the scheduler is a release build, and what
+// hack/test.sh's scheduler step and its assets build compiled of the same
+// packages is not compiled again.
 func buildScheduler(dir string) (string, error) {
 	out := filepath.Join(dir, "fleetover-karmada-scheduler")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = schedulerModule
-	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS="+withoutCompilerFlags(os.Getenv("GOFLAGS")))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", schedulerModule, err, b)
 	}
 	return out, nil
+}
+
+// withoutCompilerFlags returns goflags (GOFLAGS: space-separated
+// -flag=value settings) without its -gcflags settings.
+func withoutCompilerFlags(goflags string) string {
+	var kept []string
+	for _, f := range strings.Fields(goflags) {
+		if strings.HasPrefix(f, "-gcflags=") || strings.HasPrefix(f, "--gcflags=") {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return strings.Join(kept, " ")
 }
 
 // moduleDir downloads a module at an exact version (a no-op when cached)
@@ -363,3 +380,17 @@ func both(t *testing.T, scenario func(t *testing.T, s *stage)) {
 // deadline bounds a scenario's waits: Karmada's controllers run on the
 // real clock, with the periods shortened above.
 const deadline = 90 * time.Second
+
+func TestWithoutCompilerFlags(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                  "",
+		"-ldflags=-w -gcflags=all=-l":       "-ldflags=-w",
+		"-mod=mod --gcflags=-N -ldflags=-w": "-mod=mod -ldflags=-w",
+		"-gcflags=all=-l -gcflags=std=":     "",
+		"-race -tags=e2e":                   "-race -tags=e2e",
+	} {
+		if got := withoutCompilerFlags(in); got != want {
+			t.Errorf("withoutCompilerFlags(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
