@@ -12,15 +12,10 @@
 #                    (default: ${XDG_CACHE_HOME:-$HOME/.cache}/fleetover-apidiff)
 set -euo pipefail
 
-# A pseudo-version of golang.org/x/exp served by the Go module proxy: the
-# one the library's go.mod already selects. Its go line is go 1.24.0 and
-# its golang.org/x/tools v0.41.0, so Go 1.25 builds it: hack/test.sh builds
-# it on the floor's toolchain, whose standard library the floor's checks
-# and the assets build compile anyway (newer x/exp asks for Go 1.26, and
-# its build then compiled the standard library for itself alone, some 60 s
-# of CPU on a first run). Much older ones build against an x/tools that no
-# longer compiles with current Go releases (x/tools' tokeninternal).
-apidiff_version="v0.0.0-20260112195511-716be5621a96"
+# A pseudo-version of golang.org/x/exp served by the Go module proxy. Older
+# ones build against a golang.org/x/tools that no longer compiles with
+# current Go releases (x/tools' tokeninternal).
+apidiff_version="v0.0.0-20261113113407-e3970619a1a4"
 
 if [ -n "${APIDIFF_BIN:-}" ]; then
   apidiff="${APIDIFF_BIN}"
@@ -30,9 +25,9 @@ else
   if [ ! -x "${apidiff}" ]; then
     echo "==> building golang.org/x/exp/cmd/apidiff@${apidiff_version} into ${cache}" >&2
     mkdir -p "${cache}"
-    # The tool is built by the caller's GOTOOLCHAIN (the one the packages
-    # are compared with), or by the Go its own module asks for.
-    (cd "${cache}" && GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" GOBIN="${cache}" GOFLAGS=-mod=mod go install "golang.org/x/exp/cmd/apidiff@${apidiff_version}") >&2
+    # The tool is built by the Go its own module asks for, whatever
+    # GOTOOLCHAIN the packages are compared with.
+    (cd "${cache}" && GOTOOLCHAIN=auto GOBIN="${cache}" GOFLAGS=-mod=mod go install "golang.org/x/exp/cmd/apidiff@${apidiff_version}") >&2
   fi
 fi
 [ -x "${apidiff}" ] || { echo "apidiff-bin: no apidiff binary at ${apidiff}" >&2; exit 1; }

@@ -10,11 +10,10 @@
 #     versions Karmada requires,
 #   - raise no other module Karmada requires, except those listed in
 #     allowed_raises below with the reason,
-#   - build every library package with the Go 1.25 release named by
-#     FLOOR_GO (hack/test.sh's floor toolchain, which it passes in),
-#     fetched through the module proxy as a toolchain module, from the
-#     very module versions the library's own go.mod selects (so that
-#     build is the floor step's, cached),
+#   - build every library package with the Go release named by FLOOR_GO
+#     (the oldest the go line allows), fetched through the module proxy as
+#     a toolchain module, from the very module versions the library's own
+#     go.mod selects (so that build is the floor step's, cached),
 #   - and, for each module it raises, have the raised version export the
 #     same API as the one Karmada pins, or one apidiff calls compatible,
 #     for every package of it that Karmada imports: Karmada's code that
@@ -23,12 +22,12 @@
 #     informers, with one more toolchain, for the two that import
 #     gopher-lua.)
 #
-# Overrides: KARMADA_VERSION, FLOOR_GO (a toolchain name such as go1.25.10, or
+# Overrides: KARMADA_VERSION, FLOOR_GO (a toolchain name such as go1.25.7, or
 # "local" to build with the Go on PATH).
 set -euo pipefail
 
 karmada_version="${KARMADA_VERSION:-v1.17.1}"
-floor_go="${FLOOR_GO:-go1.25.10}"
+floor_go="${FLOOR_GO:-go1.25.7}"
 want_go_minor="1.25"
 want_k8s_minor="v0.35"
 
@@ -186,7 +185,7 @@ same_api() {
   done
 }
 if [ "${#raised[@]}" -gt 0 ]; then
-  apidiff=$(GOTOOLCHAIN="${floor_go}" bash "${root}/hack/apidiff-bin.sh")
+  apidiff=$(bash "${root}/hack/apidiff-bin.sh")
   for a in "${allowed_raises[@]}"; do
     got=$(selected_version_of "${a}")
     want=$(karmada_version_of "${a}")

@@ -32,8 +32,7 @@
 #
 # Overrides: KUBE_ASSETS_K8S_VERSION, KUBE_ASSETS_ETCD_VERSION,
 # KUBE_ASSETS_KARMADA_VERSION, KUBE_ASSETS_CACHE (the parent folder of the
-# per-version folders), GOTOOLCHAIN (the Go that builds them; default the
-# Go on PATH).
+# per-version folders).
 set -euo pipefail
 
 k8s_version="${KUBE_ASSETS_K8S_VERSION:-v1.35.3}"
@@ -44,22 +43,11 @@ karmada_components=(controller-manager scheduler webhook aggregated-apiserver)
 # patch as Kubernetes under major version 0: v1.36.3 -> v0.36.3.
 staging_version="v0.${k8s_version#v1.}"
 
-log() { echo "kube-assets: $*" >&2; }
-
-# The builds run on the toolchain GOTOOLCHAIN names (hack/test.sh passes
-# go1.25.10, the Go Karmada v1.18.1 is released with), or on the Go on
-# PATH, and never fetch a newer one than that. The Go release is part of
-# a folder's name: binaries of another toolchain are another build, and
-# its compile is not the one the tests in Karmada's graph look for in the
-# build cache.
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-if ! go_version=$(cd / && GOFLAGS= GOWORK=off go env GOVERSION) || [ -z "${go_version}" ]; then
-  log "cannot run the Go toolchain GOTOOLCHAIN=${GOTOOLCHAIN}"
-  exit 1
-fi
 cache_root="${KUBE_ASSETS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fleetover/kube-assets}"
-kube="${cache_root}/${k8s_version}-${etcd_version}-${go_version}"
+kube="${cache_root}/${k8s_version}-${etcd_version}"
 assets="${kube}-karmada-${karmada_version}"
+
+log() { echo "kube-assets: $*" >&2; }
 
 # kube_works DIR: DIR holds a kube-apiserver and an etcd that run.
 kube_works() {
@@ -104,14 +92,14 @@ mkdir -p "${cache_root}"
 work=$(mktemp -d "${cache_root}/.build-XXXXXX")
 trap 'chmod -R u+w "${work}" 2>/dev/null || true; rm -rf "${work}"' EXIT
 
-# The builds must not touch the caller's module (GOFLAGS may carry -mod=...).
-# The checksum database does not answer for Karmada's module here: the
-# exact version pins it.
+# The builds must not touch the caller's module (GOFLAGS may carry -mod=...),
+# nor try to fetch a newer toolchain. The checksum database does not answer
+# for Karmada's module here: the exact version pins it.
 #
 # The compiler flags are the go command's defaults (no -trimpath, cgo as
-# the machine has it), the flags and the toolchain hack/conformance and
+# the machine has it), the flags hack/conformance and
 # examples/karmada/cmd/fleetover-karmada-scheduler are vetted and tested
-# with in hack/test.sh: their module graphs hold Karmada v1.18.1 and k8s.io v0.35.3 at the
+# with: their module graphs hold Karmada v1.18.1 and k8s.io v0.35.3 at the
 # versions this build's graph holds, so the packages they share with
 # Karmada's components (some 700 for the conformance test, 850 for the
 # scheduler) are compiled once, by whichever runs first, and found in the
@@ -119,7 +107,7 @@ trap 'chmod -R u+w "${work}" 2>/dev/null || true; rm -rf "${work}"' EXIT
 # (CGO_ENABLED=0, -trimpath) would make each a compile of its own: on a
 # first run on two cores that was some 800 s of CPU. -ldflags only changes
 # the link.
-export GOFLAGS=-mod=mod GOWORK=off
+export GOFLAGS=-mod=mod GOWORK=off GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 export GONOSUMDB="${GONOSUMDB:+${GONOSUMDB},}github.com/karmada-io/karmada"
 start=$(date +%s)
 

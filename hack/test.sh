@@ -17,30 +17,18 @@
 #     examples/ocm requires the same (a patch apart in k8s.io/utils or
 #     golang.org/x/sys made every k8s.io package a compile of its own).
 #   - At the floor go.mod declares (k8s.io v0.35, the release Karmada
-#     v1.17 and v1.18 build on, and Go 1.25, FLOOR_GO) the library is
-#     vetted and tested without -race: it proves the code builds and
-#     behaves on the oldest supported releases of both. One toolchain for
-#     the floor's vet and test compiles the floor's k8s.io once; the
-#     running Go (the newest) vets and tests the library in the newest
-#     step.
-#   - That Go 1.25 toolchain builds everything that is not raced: the
-#     floor's checks, and everything in Karmada v1.18.1's module graph
-#     (the assets build, the conformance and scheduler steps, the beside
-#     step's build of the scheduler). It is go1.25.10, the oldest Go
-#     Karmada v1.18.1's go line allows, the Go its release is built with.
-#     Karmada v1.17.1's allows go1.25.7, but a patch release changes
-#     neither the language nor the standard library's API, so one 1.25
-#     toolchain proves the floor for both, and the standard library (and
-#     each module the two graphs hold at one version) is compiled and
-#     vetted once for all of them, not once more on the running Go. The
-#     running Go compiles only what is raced.
-#   - The conformance test against Karmada's own code (hack/conformance,
-#     Karmada v1.18.1) runs on the floor's minor release of k8s.io but at
-#     the patch Karmada v1.18.1 requires (k8s.io v0.35.3), so it does not
-#     reuse the floor's compile of k8s.io; it reuses the assets build's
-#     instead (hack/kube-assets.sh builds Karmada's components with the
-#     same flags and toolchain, in a graph that selects the same
-#     versions), and so does the scheduler step.
+#     v1.17 and v1.18 build on, and the oldest Go its go line allows,
+#     FLOOR_GO) the library is vetted and tested without -race: it proves
+#     the code builds and behaves on the oldest supported releases of
+#     both. One toolchain for the floor's vet and test compiles the floor's
+#     k8s.io once; the running Go (the newest) vets and tests the library
+#     in the newest step. The conformance test against Karmada's own code
+#     (hack/conformance, Karmada v1.18.1) runs on the same minor release
+#     but at the patch Karmada v1.18.1 requires (k8s.io v0.35.3), so it
+#     does not reuse that compile; it reuses the assets build's instead
+#     (hack/kube-assets.sh builds Karmada's components with the same flags,
+#     in a graph that selects the same versions), and so does the
+#     scheduler step.
 #   - The module graph check builds inside Karmada v1.17.1's graph with
 #     that same floor toolchain, from the versions the floor's go.mod
 #     selects (it checks they are Karmada's): the library step's compile.
@@ -76,26 +64,25 @@ cd "$(dirname "$0")/.."
 # some 40 % of the link of each raced binary of examples/karmada (the
 # beside test's: 23 s of CPU, 13 s without). It changes no compile.
 #
-# What is raced is compiled without inlining (-gcflags=all=-l): the
-# examples, the library at the newest k8s.io, their dependencies and the
-# standard library under them, on the running Go. Inlining copies callees'
-# bodies into their callers (and into the export data every importer
-# reads), where the back end compiles them again; it changes no behaviour
-# a test can see (the race detector instruments what a function does,
-# inlined or not). Without it the raced compile of the library's graph
-# took 24 % less CPU (go build -race -a, 184 s against 140 s, twice each)
-# and examples/karmada's raced tests took as long (457 s of CPU against
-# 434 s). Everything on the Go 1.25 toolchain (FLOOR_GO, below: the
-# floor's checks and Karmada v1.18.1's module graph) keeps the go
-# command's default compile flags (plain_goflags): the conformance and
-# scheduler steps and the beside test's build of fleetover-karmada-scheduler
-# reuse the assets build's compile of the same Karmada and k8s.io packages,
-# the floor reuses its standard library, and Karmada's components and
+# Test code (the library's, the examples', their dependencies and the
+# standard library under them) is compiled without inlining
+# (-gcflags=all=-l): inlining copies callees' bodies into their callers
+# (and into the export data every importer reads), where the back end
+# compiles them again; it changes no behaviour a test can see (the race
+# detector instruments what a function does, inlined or not); and without
+# it the raced compile of the library's graph took 24 % less CPU (go
+# build -race -a, 184 s against 140 s, twice each) while examples/karmada's
+# raced tests took as long (457 s of CPU against 434 s, and 256 s against
+# 239 s of wall time). The packages built in Karmada v1.18.1's module
+# graph keep the go command's default flags (karmada_goflags): the
+# conformance and scheduler steps, and the beside test's build of
+# fleetover-karmada-scheduler, reuse the assets build's compile of the
+# same Karmada and k8s.io packages, and Karmada's components and
 # kube-apiserver are built as released (hack/kube-assets.sh sets its own
-# GOFLAGS).
-plain_goflags="${GOFLAGS:+${GOFLAGS} }-ldflags=-w"
-raced_goflags="${plain_goflags} -gcflags=all=-l"
-export GOFLAGS="${raced_goflags}"
+# GOFLAGS), so what the benchmarks beside Karmada measure is Karmada's
+# release build.
+karmada_goflags="${GOFLAGS:+${GOFLAGS} }-ldflags=-w"
+export GOFLAGS="${karmada_goflags} -gcflags=all=-l"
 
 steps=()
 titles=()
@@ -289,10 +276,7 @@ stop_tree() {
   kill "$1" 2>/dev/null || true
 }
 
-# The Go 1.25 toolchain of the floor and of Karmada's module graph (see
-# the top); the graph check reads it too.
-floor_go="${FLOOR_GO:-go1.25.10}"
-export FLOOR_GO="${floor_go}"
+floor_go="${FLOOR_GO:-go1.25.7}"
 
 library_floor() {
   GOTOOLCHAIN="${floor_go}" go vet ./...
@@ -308,8 +292,7 @@ api_compatibility() {
 }
 
 conformance() {
-  (cd hack/conformance && GOTOOLCHAIN="${floor_go}" go vet ./... &&
-    GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=15m . -cases=3000)
+  (cd hack/conformance && export GOFLAGS="${karmada_goflags}" && go vet ./... && go test -vet=off -count=1 -timeout=15m . -cases=3000)
 }
 
 # fleetover's filter plugins in Karmada's own scheduler: a module of its
@@ -319,8 +302,7 @@ conformance() {
 # no state, and the scheduling framework that calls them concurrently is
 # Karmada's.
 karmada_scheduler() {
-  (cd examples/karmada/cmd/fleetover-karmada-scheduler && GOTOOLCHAIN="${floor_go}" go vet ./... &&
-    GOTOOLCHAIN="${floor_go}" go test -vet=off -count=1 -timeout=5m ./...)
+  (cd examples/karmada/cmd/fleetover-karmada-scheduler && export GOFLAGS="${karmada_goflags}" && go vet ./... && go test -vet=off -count=1 -timeout=5m ./...)
 }
 
 # The annotation reader the scheduler plugins share with the reference
@@ -334,7 +316,6 @@ carrier() {
 # each other and with nothing else, so they run one after the other in a
 # job of their own beside the rest (see the step list).
 floor_steps() {
-  export GOFLAGS="${plain_goflags}"
   step library "library at the floor, ${floor_go} (vet, test)" library_floor
   step apidiff "API compatibility with the last release" api_compatibility
   step graph "module graph inside Karmada's" bash hack/check-karmada-graph.sh
@@ -351,7 +332,6 @@ floor_steps() {
 # ends on a first run. A job starts with no jobs of its own (spawn), so the
 # build's process id is passed in assets_pid, set when the build starts.
 karmada_graph_steps() {
-  export GOFLAGS="${plain_goflags}"
   if [ -n "${assets_pid}" ]; then await_output "${assets_out}" "${assets_pid}"; fi
   step conformance "conformance against Karmada's own code" conformance
   step scheduler "fleetover-karmada-scheduler (Karmada's scheduler with fleetover's plugins)" karmada_scheduler
@@ -377,7 +357,7 @@ await_output() {
 assets=""
 kube=""
 build_assets() {
-  GOTOOLCHAIN="${floor_go}" KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}"
+  KUBE_ASSETS_KUBE_READY="${kube_ready}" bash hack/kube-assets.sh >"${assets_out}"
 }
 
 # kube_assets sets kube to the folder of kube-apiserver and etcd, waiting
@@ -412,7 +392,7 @@ all_assets() {
     grep -v '^go: downloading' "${log}" | tail -n 3 || true
     rm -f "${log}"
   else
-    GOTOOLCHAIN="${floor_go}" KUBE_ASSETS_KUBE_READY="" bash hack/kube-assets.sh >"${assets_out}"
+    KUBE_ASSETS_KUBE_READY="" bash hack/kube-assets.sh >"${assets_out}"
   fi
   assets=$(cat "${assets_out}")
   kube=${kube:-${assets}}
@@ -458,14 +438,11 @@ examples_karmada() {
 # 182 s with every scenario slower. The harness raises the components'
 # client rate limits (beside/main_test.go, timings): at the default,
 # eight at a time starved Karmada's controller manager, whose events then
-# came past the scenarios' deadlines. The harness builds configuration F's
-# scheduler (fleetover-karmada-scheduler) on the floor's toolchain, the
-# scheduler step's: the test process itself is on the running Go.
+# came past the scenarios' deadlines.
 beside_karmada() {
   [ -n "${assets}" ] || all_assets
   [ -n "${examples_vetted}" ] || (cd examples/karmada && go vet -race ./beside/)
-  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=64 -timeout=20m ./beside/ \
-    -beside.parallel=8 -beside.scheduler-toolchain="${floor_go}")
+  (cd examples/karmada && KUBEBUILDER_ASSETS="${assets}" go test -vet=off -race -count=1 -parallel=64 -timeout=20m ./beside/ -beside.parallel=8)
 }
 
 examples_ocm() {

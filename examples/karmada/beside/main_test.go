@@ -189,8 +189,6 @@ var keepDir = flag.String("beside.dir", "", "keep each control plane's files (ku
 
 var evictionRate = flag.String("beside.eviction-rate", "", "--resource-eviction-rate for both configurations (empty: Karmada's default, 0.5 per second)")
 
-var schedulerToolchain = flag.String("beside.scheduler-toolchain", "", "the Go toolchain (a GOTOOLCHAIN value such as go1.25.10) that builds fleetover-karmada-scheduler (empty: the go command's choice)")
-
 var update = flag.Bool("update", false, "write this run's outcome table into docs/karmada.md")
 
 // checkDocs is off in hack/test.sh: the table's words depend on the
@@ -313,20 +311,16 @@ const schedulerModule = "../cmd/fleetover-karmada-scheduler"
 // scheduler, into dir and returns the binary: Karmada's
 // scheduler of karmadaModule's release with fleetover's plugins. The build
 // is Go's, cached: a rerun links only. It is built as Karmada's own
-// components are: with the compiler's default flags (GOFLAGS loses any
-// -gcflags the test binary was built with; hack/test.sh compiles raced
-// code without inlining) and, when hack/test.sh passes it in
-// -beside.scheduler-toolchain, on the toolchain of its assets build and
-// scheduler step, so what those compiled of the same packages is not
-// compiled again.
+// components are, with the compiler's default flags: GOFLAGS loses any
+// -gcflags the test binary was built with (hack/test.sh compiles test code
+// without inlining), so the scheduler is a release build, and what
+// hack/test.sh's scheduler step and its assets build compiled of the same
+// packages is not compiled again.
 func buildScheduler(dir string) (string, error) {
 	out := filepath.Join(dir, "fleetover-karmada-scheduler")
 	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = schedulerModule
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS="+withoutCompilerFlags(os.Getenv("GOFLAGS")))
-	if *schedulerToolchain != "" {
-		cmd.Env = append(cmd.Env, "GOTOOLCHAIN="+*schedulerToolchain)
-	}
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build %s: %w\n%s", schedulerModule, err, b)
 	}
