@@ -170,7 +170,10 @@ same_api() {
       printf 'module fleetover.test/apicheck\n\ngo %s.0\n\nrequire %s %s\n' "${want_go_minor}" "${module}" "${v}" >go.mod
       { echo "package apicheck"; echo "import ("; for p in ${pkgs}; do echo "	_ \"${p}\""; done; echo ")"; } >apicheck.go
       GOTOOLCHAIN=local GOFLAGS=-mod=mod go mod tidy >/dev/null
-      for p in ${pkgs}; do "${apidiff}" -w "../${v}-$(echo "${p}" | tr / _).exp" "${p}"; done
+      # apidiff reads the packages' export data, which the go command
+      # compiles: on the floor toolchain, with the standard library the
+      # library's build above compiled.
+      for p in ${pkgs}; do GOTOOLCHAIN="${floor_go}" "${apidiff}" -w "../${v}-$(echo "${p}" | tr / _).exp" "${p}"; done
     )
   done
   for p in ${pkgs}; do
