@@ -73,7 +73,9 @@ cd "$(dirname "$0")/.."
 # it the raced compile of the library's graph took 24 % less CPU (go
 # build -race -a, 184 s against 140 s, twice each) while examples/karmada's
 # raced tests took as long (457 s of CPU against 434 s, and 256 s against
-# 239 s of wall time). The packages built in Karmada v1.18.1's module
+# 239 s of wall time); the library's CPU-bound tests (fleetsim, the Lua
+# interpreter) take some 16 s of CPU more, raced, on every run, against
+# some 240 s the compile saves on a first run (docs/contributing.md). The packages built in Karmada v1.18.1's module
 # graph keep the go command's default flags (karmada_goflags): the
 # conformance and scheduler steps, and the beside test's build of
 # fleetover-karmada-scheduler, reuse the assets build's compile of the
