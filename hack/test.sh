@@ -75,8 +75,9 @@ cd "$(dirname "$0")/.."
 # raced tests took as long (457 s of CPU against 434 s, and 256 s against
 # 239 s of wall time); the library's CPU-bound tests (fleetsim, the Lua
 # interpreter) take some 16 s of CPU more, raced, on every run, against
-# some 240 s the compile saves on a first run (docs/contributing.md). The packages built in Karmada v1.18.1's module
-# graph keep the go command's default flags (karmada_goflags): the
+# some 240 s the compile saves on a first run (docs/contributing.md). The
+# packages built in Karmada v1.18.1's module graph keep the go command's
+# default flags (karmada_goflags, set by the job that runs them): the
 # conformance and scheduler steps, and the beside test's build of
 # fleetover-karmada-scheduler, reuse the assets build's compile of the
 # same Karmada and k8s.io packages, and Karmada's components and
@@ -294,7 +295,7 @@ api_compatibility() {
 }
 
 conformance() {
-  (cd hack/conformance && export GOFLAGS="${karmada_goflags}" && go vet ./... && go test -vet=off -count=1 -timeout=15m . -cases=3000)
+  (cd hack/conformance && go vet ./... && go test -vet=off -count=1 -timeout=15m . -cases=3000)
 }
 
 # fleetover's filter plugins in Karmada's own scheduler: a module of its
@@ -304,7 +305,7 @@ conformance() {
 # no state, and the scheduling framework that calls them concurrently is
 # Karmada's.
 karmada_scheduler() {
-  (cd examples/karmada/cmd/fleetover-karmada-scheduler && export GOFLAGS="${karmada_goflags}" && go vet ./... && go test -vet=off -count=1 -timeout=5m ./...)
+  (cd examples/karmada/cmd/fleetover-karmada-scheduler && go vet ./... && go test -vet=off -count=1 -timeout=5m ./...)
 }
 
 # The annotation reader the scheduler plugins share with the reference
@@ -334,6 +335,7 @@ floor_steps() {
 # ends on a first run. A job starts with no jobs of its own (spawn), so the
 # build's process id is passed in assets_pid, set when the build starts.
 karmada_graph_steps() {
+  export GOFLAGS="${karmada_goflags}"
   if [ -n "${assets_pid}" ]; then await_output "${assets_out}" "${assets_pid}"; fi
   step conformance "conformance against Karmada's own code" conformance
   step scheduler "fleetover-karmada-scheduler (Karmada's scheduler with fleetover's plugins)" karmada_scheduler
