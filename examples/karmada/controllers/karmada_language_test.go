@@ -172,6 +172,16 @@ func TestClusterTaintPoliciesApplyOldestFirst(t *testing.T) {
 	remover.Spec.AddOnConditions, remover.Spec.RemoveOnConditions = remover.Spec.RemoveOnConditions, remover.Spec.AddOnConditions
 	f.createTaintPolicy(remover)
 	f.createTaintPolicy(notReadyTaintPolicy("b-adder", targets))
+	// While Ready is True the remover adds the taint and the adder, applied
+	// after it, takes it away. The controller may look while its cache
+	// holds the remover alone and add the taint; the look with both takes
+	// it away again, and must come before Ready turns False: under load
+	// one look could see the adder and Ready False at once, and keep the
+	// remover-only taint's earlier TimeAdded.
+	f.settle()
+	if cl := f.cluster(name); hasTaint(cl, clusterv1alpha1.TaintClusterNotReady, string(corev1.TaintEffectNoExecute)) {
+		t.Fatalf("taints %s while Ready is True: want none, the newer policy removes what the older one adds", taintString(cl))
+	}
 
 	f.clock.Step(time.Second)
 	notReadyAt := f.clock.Now()
